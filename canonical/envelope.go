@@ -1,0 +1,275 @@
+package canonical
+
+import "time"
+
+// JSON is raw JSON text exactly as it appeared in a message (a value, not a
+// document fragment). The empty string means absent; the JSON literal null is
+// a present value.
+type JSON string
+
+// Envelope is one message in canonical form.
+type Envelope struct {
+	// Origin records which dialect the message came from and how that
+	// dialect spelled the values this envelope normalises.
+	Origin Origin
+
+	// ID is the message's own id; empty when the dialect has none.
+	ID  string
+	Act Act
+
+	Sender   Party
+	Receiver Address
+
+	// InReplyTo is the id of the message this one answers.
+	InReplyTo string
+	// ReplyWith is the token the sender wants quoted back in replies.
+	ReplyWith string
+	// CorrelationID links a reply to its request where the dialect uses a
+	// dedicated correlation field rather than InReplyTo.
+	CorrelationID string
+	// ConversationID names the conversation or context a message belongs to.
+	ConversationID string
+	// SessionID names the session a message belongs to.
+	SessionID string
+	// TaskID names the task a message is about.
+	TaskID string
+
+	// Time is when the message was created, as written by its sender.
+	Time Timestamp
+	// Priority is the message's urgency on the canonical scale.
+	Priority Priority
+	// Deadline is the absolute time by which the work must be done.
+	Deadline Timestamp
+	// TTL is how long the message, or the work it asks for, stays valid.
+	TTL Duration
+
+	Trace Trace
+
+	// Language is the content language or media type of the payload.
+	Language string
+	// Ontology names the domain vocabulary the payload is written in.
+	Ontology string
+
+	// Operation is what a request asks for, or which event an event reports.
+	Operation Operation
+	// Description is human-readable text about the task, its acceptance or
+	// its result.
+	Description string
+	// Arguments are a request's parameters, or an event's data.
+	Arguments JSON
+	// Result is a reply's result body.
+	Result JSON
+	// Outcome is how the work ended, for a result.
+	Outcome Outcome
+	// Error describes a failure, a refusal or a message not understood.
+	Error *Error
+	// Capabilities are the tools an agent declares or asks about.
+	Capabilities *Capabilities
+	// Inputs are the inputs an agent asks for before it can go on (a JSON
+	// array of input descriptions).
+	Inputs JSON
+
+	// Context is shared context that travels with the message.
+	Context JSON
+	// Metadata is free-form metadata about the message.
+	Metadata JSON
+	// Authentication is the credential the message carries.
+	Authentication JSON
+	// Extensions are protocol extensions the message declares.
+	Extensions JSON
+
+	// Extra holds the members a dialect carries that have no field above.
+	Extra []Field
+}
+
+// Origin records the source dialect of an envelope and the words it used, so
+// that encoding back into the same dialect gives back the same message.
+type Origin struct {
+	// Dialect is the name of the dialect the envelope was decoded from.
+	Dialect string
+	// Version is the source dialect's protocol version as written.
+	Version string
+	// Form names the variant of the dialect's layout the message used, for
+	// dialects that have more than one ("" is the dialect's default).
+	Form string
+	// Words are the source's spellings of vocabulary values, keyed by
+	// vocabulary kind (KindAct, KindOutcome, ...). They are written back
+	// only when encoding to the dialect of origin.
+	Words map[string]string
+}
+
+// Word returns the source's spelling for vocabulary kind, if dialect is the
+// envelope's dialect of origin.
+func (o *Origin) Word(dialect, kind string) string {
+	if o.Dialect != dialect || o.Words == nil {
+		return ""
+	}
+	return o.Words[kind]
+}
+
+// SetWord records the source's spelling for vocabulary kind.
+func (o *Origin) SetWord(kind, word string) {
+	if o.Words == nil {
+		o.Words = make(map[string]string, 2)
+	}
+	o.Words[kind] = word
+}
+
+// Party identifies an agent.
+type Party struct {
+	ID string
+	// Name is the agent's display name.
+	Name string
+}
+
+// AddressKind says what an Address points at.
+type AddressKind uint8
+
+// The kinds of Address. The zero value means no receiver was given.
+const (
+	AddressNone      AddressKind = iota // no receiver: route by capability
+	AddressAgent                        // one agent, by id
+	AddressTopic                        // the subscribers of a topic
+	AddressBroadcast                    // every agent
+)
+
+// String returns the kind's name.
+func (k AddressKind) String() string {
+	switch k {
+	case AddressAgent:
+		return "agent"
+	case AddressTopic:
+		return "topic"
+	case AddressBroadcast:
+		return "broadcast"
+	}
+	return "none"
+}
+
+// Address is where a message goes.
+type Address struct {
+	Kind AddressKind
+	// ID is the agent id or the topic name.
+	ID string
+	// Name is the receiving agent's display name.
+	Name string
+}
+
+// Trace carries distributed tracing ids.
+type Trace struct {
+	TraceID      string
+	SpanID       string
+	ParentSpanID string
+}
+
+// Operation names what a request asks for. Dialects with one name (a tool)
+// use Name; dialects with two levels put the group in Capability and the
+// operation in Name.
+type Operation struct {
+	Capability string
+	Name       string
+}
+
+// Error describes why something failed.
+type Error struct {
+	// Code is the canonical error code; empty when the dialect's word has no
+	// canonical meaning (the word is then in Origin.Words[KindError]).
+	Code    ErrorCode
+	Message string
+	// Retryable is nil when the message does not say.
+	Retryable *bool
+	// RetryAfter is how long to wait before retrying.
+	RetryAfter Duration
+	// Details is a JSON value with more about the error.
+	Details JSON
+	// SuggestedActions is a JSON array of actions that may resolve it.
+	SuggestedActions JSON
+}
+
+// Capabilities are what an agent can do.
+type Capabilities struct {
+	// Tools are the operations the agent offers.
+	Tools []Tool
+	// Topics are subject areas the agent declares.
+	Topics []string
+	// Raw is the declaration as its dialect wrote it; Dialect names that
+	// dialect. An encoder for the same dialect writes Raw as it is; others
+	// build their own declaration from Tools and Topics.
+	Raw     JSON
+	Dialect string
+}
+
+// Tool is one operation an agent offers.
+type Tool struct {
+	// Name is the operation's name (Operation.Name).
+	Name string
+	// Capability is the group it belongs to (Operation.Capability).
+	Capability  string
+	Title       string
+	Description string
+	// InputSchema is a JSON Schema for the arguments; empty when not declared.
+	InputSchema JSON
+	// OutputSchema is a JSON Schema for the result; empty when not declared.
+	OutputSchema JSON
+}
+
+// Field is a member a dialect carries that has no canonical field.
+type Field struct {
+	// Dialect is the dialect the member belongs to.
+	Dialect string
+	// Parent is the dotted path of the object holding the member within the
+	// message ("" for the top level, "payload", "content.data"...).
+	Parent string
+	// Key is the member's name.
+	Key string
+	// Value is the member's raw JSON value.
+	Value JSON
+}
+
+// Path returns the member's dotted path within its message.
+func (f Field) Path() string {
+	if f.Parent == "" {
+		return f.Key
+	}
+	return f.Parent + "." + f.Key
+}
+
+// Timestamp is a point in time as a message wrote it. It is kept verbatim so
+// that unparseable values (real senders write placeholders) survive.
+type Timestamp string
+
+// Timestamp layouts accepted by Parse, tried in order.
+var timestampLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999", // no zone: read as UTC
+}
+
+// Parse returns the time a timestamp names. Timestamps without a zone are
+// read as UTC.
+func (t Timestamp) Parse() (time.Time, bool) {
+	for _, l := range timestampLayouts {
+		if v, err := time.Parse(l, string(t)); err == nil {
+			return v.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// NewTimestamp returns t in RFC 3339 UTC, the form codecs write when they
+// create a timestamp.
+func NewTimestamp(t time.Time) Timestamp {
+	return Timestamp(t.UTC().Format(time.RFC3339Nano))
+}
+
+// Duration is a length of time with presence: Set is false when absent, so a
+// zero duration that was written stays distinct from none.
+type Duration struct {
+	D   time.Duration
+	Set bool
+	// ISO is true when the source wrote it as an ISO 8601 duration string
+	// ("PT5M") rather than a number.
+	ISO bool
+}
+
+// Dur returns a present Duration of d.
+func Dur(d time.Duration) Duration { return Duration{D: d, Set: true} }

@@ -1,0 +1,133 @@
+package dialects
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Decoder turns one message of a dialect into a canonical envelope.
+type Decoder interface {
+	// Decode reads one message. It fails on malformed JSON, on known
+	// fields of the wrong type and on words the dialect's vocabulary does
+	// not have; the error is an *Error. It does not check required fields:
+	// Validate does.
+	Decode(msg []byte) (*canonical.Envelope, error)
+}
+
+// Encoder writes a canonical envelope as one message of a dialect.
+type Encoder interface {
+	// Encode appends the message to dst. What the dialect cannot hold is
+	// reported through ctx.Lose; an envelope the dialect cannot express at
+	// all (an act it has no word for) is an error.
+	Encode(dst []byte, env *canonical.Envelope, ctx *EncodeContext) ([]byte, error)
+}
+
+// Detector tells whether a message looks like a dialect's.
+type Detector interface {
+	// Detect scores how surely msg is of this dialect: 0 is not at all,
+	// higher is surer. msg is known to be valid JSON.
+	Detect(msg []byte) int
+}
+
+// Validator checks a message against the dialect's schema and rules.
+type Validator interface {
+	// Validate returns every problem found; none means valid.
+	Validate(msg []byte) []Problem
+	// Schema returns the dialect's JSON Schema (draft 2020-12).
+	Schema() []byte
+}
+
+// Codec is a dialect: its name and the four abilities above.
+type Codec interface {
+	Name() string
+	Decoder
+	Encoder
+	Detector
+	Validator
+}
+
+// EncodeContext carries what an encoder may need beyond the envelope, and
+// collects what it could not write.
+type EncodeContext struct {
+	// Now gives the time for timestamps an encoder must create.
+	Now func() time.Time
+	// NewID gives ids an encoder must create (a dialect that requires a
+	// message id, when the envelope has none).
+	NewID func() string
+	// Losses are appended to by the encoder.
+	Losses []Loss
+}
+
+// Time returns the current time by ctx.Now, or the clock when unset.
+func (c *EncodeContext) Time() time.Time {
+	if c != nil && c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// ID returns a new id by ctx.NewID, or a random UUID when unset.
+func (c *EncodeContext) ID() string {
+	if c != nil && c.NewID != nil {
+		return c.NewID()
+	}
+	return uuid.NewString()
+}
+
+// Lose records that concept could not be written as it was.
+func (c *EncodeContext) Lose(kind LossKind, concept canonical.Concept, path, detail string) {
+	if c != nil {
+		c.Losses = append(c.Losses, Loss{Kind: kind, Concept: concept, Path: path, Detail: detail})
+	}
+}
+
+// Fill records that the target requires concept, the envelope has none, and
+// the encoder wrote value in its place.
+func (c *EncodeContext) Fill(concept canonical.Concept, field, value string) {
+	c.Lose(Filled, concept, field, fmt.Sprintf("required %s is absent; wrote %q", field, value))
+}
+
+// LossKind says how data was lost.
+type LossKind uint8
+
+// The kinds of Loss.
+const (
+	// Dropped: the target has no place for the data.
+	Dropped LossKind = iota
+	// Approximated: the target holds the concept but not this value; the
+	// nearest value it has was written.
+	Approximated
+	// Filled: the target requires a value the envelope lacks; a stand-in
+	// was written.
+	Filled
+)
+
+func (k LossKind) String() string {
+	switch k {
+	case Approximated:
+		return "approximated"
+	case Filled:
+		return "filled"
+	}
+	return "dropped"
+}
+
+// Loss is data of an envelope that an encoder could not carry, or carried
+// only approximately.
+type Loss struct {
+	Kind LossKind
+	// Concept is what was lost.
+	Concept canonical.Concept
+	// Path names the field: for CExtra the member's path in the source
+	// message, otherwise the concept's name.
+	Path string
+	// Detail says what happened, with the value.
+	Detail string
+}
+
+func (l Loss) String() string {
+	return fmt.Sprintf("%s %s: %s", l.Kind, l.Path, l.Detail)
+}

@@ -1,0 +1,330 @@
+// Package dialecttest is the contract every dialect codec must pass, run by
+// each codec's own tests (the way one pub/sub suite runs against every
+// backend), and the fuzz target every decoder shares.
+package dialecttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// SamplesDir is where a codec package keeps its sample messages: copies of
+// the spec's whole-message examples, the realworld messages, and messages
+// made to cover every kind the dialect has.
+const SamplesDir = "testdata/samples"
+
+// Sample is one message file.
+type Sample struct {
+	Name string
+	Data []byte
+}
+
+// Samples reads every *.json file in dir, sorted by name.
+func Samples(tb testing.TB, dir string) []Sample {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(files) == 0 {
+		tb.Fatalf("no samples in %s", dir)
+	}
+	sort.Strings(files)
+	out := make([]Sample, 0, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, Sample{Name: strings.TrimSuffix(filepath.Base(f), ".json"), Data: b})
+	}
+	return out
+}
+
+// EncodeContext returns a context with a fixed clock and counted ids, so
+// that encoded output is reproducible.
+func EncodeContext() *dialects.EncodeContext {
+	n := 0
+	return &dialects.EncodeContext{
+		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+		NewID: func() string {
+			n++
+			return "00000000-0000-4000-8000-" + strings.Repeat("0", 11) + string(rune('a'+n%26))
+		},
+	}
+}
+
+// JSONEqual reports whether a and b hold the same JSON value (member order
+// aside; numbers compared as written).
+func JSONEqual(a, b []byte) bool {
+	va, ea := decodeAny(a)
+	vb, eb := decodeAny(b)
+	return ea == nil && eb == nil && reflect.DeepEqual(va, vb)
+}
+
+func decodeAny(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Run runs the contract against codec c with the samples in SamplesDir.
+func Run(t *testing.T, c dialects.Codec) {
+	samples := Samples(t, SamplesDir)
+	t.Run("schema", func(t *testing.T) { testSchema(t, c) })
+	for _, s := range samples {
+		t.Run("sample/"+s.Name, func(t *testing.T) { testSample(t, c, s) })
+		t.Run("types/"+s.Name, func(t *testing.T) { testWrongTypes(t, c, s) })
+	}
+	t.Run("malformed", func(t *testing.T) { testMalformed(t, c, samples[0]) })
+	t.Run("acts", func(t *testing.T) { testActs(t, c) })
+}
+
+func testSchema(t *testing.T, c dialects.Codec) {
+	var doc map[string]any
+	if err := json.Unmarshal(c.Schema(), &doc); err != nil {
+		t.Fatalf("schema is not JSON: %v", err)
+	}
+	if doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("schema $schema = %v, want draft 2020-12", doc["$schema"])
+	}
+	if p := c.Validate([]byte(`[]`)); len(p) == 0 {
+		t.Error("Validate accepted an array")
+	}
+}
+
+func testSample(t *testing.T, c dialects.Codec, s Sample) {
+	if p := c.Validate(s.Data); len(p) != 0 {
+		t.Errorf("sample does not validate: %v", p)
+	}
+	if c.Detect(s.Data) <= 0 {
+		t.Errorf("Detect does not recognise the sample")
+	}
+	env, err := c.Decode(s.Data)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if env.Origin.Dialect != c.Name() {
+		t.Errorf("Origin.Dialect = %q, want %q", env.Origin.Dialect, c.Name())
+	}
+	if !env.Act.Valid() {
+		t.Errorf("Act = %q, not a canonical act", env.Act)
+	}
+	ctx := EncodeContext()
+	prefix := []byte("prefix:")
+	out, err := c.Encode(append([]byte(nil), prefix...), env, ctx)
+	if err != nil {
+		t.Fatalf("Encode: %v", err)
+	}
+	if !bytes.HasPrefix(out, prefix) {
+		t.Fatalf("Encode did not append to dst")
+	}
+	out = out[len(prefix):]
+	if !JSONEqual(s.Data, out) {
+		t.Errorf("round trip changed the message:\n got %s\nwant %s", out, s.Data)
+	}
+	if len(ctx.Losses) != 0 {
+		t.Errorf("round trip into its own dialect reported losses: %v", ctx.Losses)
+	}
+	if p := c.Validate(out); len(p) != 0 {
+		t.Errorf("encoded sample does not validate: %v", p)
+	}
+	again, _ := c.Encode(nil, env, EncodeContext())
+	if !bytes.Equal(again, out) {
+		t.Errorf("Encode is not deterministic")
+	}
+}
+
+// testWrongTypes gives every string-valued member (top level and one level
+// down) a number instead: Decode must refuse it, naming that path, unless the
+// codec keeps the member as an Extra it does not interpret.
+func testWrongTypes(t *testing.T, c dialects.Codec, s Sample) {
+	env, err := c.Decode(s.Data)
+	if err != nil {
+		t.Skip("sample does not decode")
+	}
+	extra := map[string]bool{}
+	for _, f := range env.Extra {
+		extra[f.Path()] = true
+	}
+	root := gjson.ParseBytes(s.Data)
+	var paths []string
+	root.ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.String {
+			paths = append(paths, k.Str)
+		}
+		if v.IsObject() && !extra[k.Str] {
+			v.ForEach(func(k2, v2 gjson.Result) bool {
+				if v2.Type == gjson.String {
+					paths = append(paths, k.Str+"."+k2.Str)
+				}
+				return true
+			})
+		}
+		return true
+	})
+	for _, p := range paths {
+		if extra[p] || strings.ContainsAny(p, "@*?#|") {
+			continue
+		}
+		if parent, _, ok := strings.Cut(p, "."); ok && extra[parent] {
+			continue
+		}
+		bad, err := sjson.SetBytes(s.Data, p, 12345)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Decode(bad)
+		if err == nil {
+			// Raw members (arguments, results, context) may hold anything.
+			continue
+		}
+		var de *dialects.Error
+		if !errors.As(err, &de) {
+			t.Errorf("%s as a number: error %T is not a *dialects.Error: %v", p, err, err)
+			continue
+		}
+		if de.Dialect != c.Name() {
+			t.Errorf("%s as a number: error names dialect %q, want %q", p, de.Dialect, c.Name())
+		}
+		if de.Path != p {
+			t.Errorf("%s as a number: error names path %q: %v", p, de.Path, err)
+		}
+	}
+}
+
+func testMalformed(t *testing.T, c dialects.Codec, s Sample) {
+	cases := map[string][]byte{
+		"not JSON":   []byte(`{"a":`),
+		"array":      []byte(`[1,2]`),
+		"string":     []byte(`"hello"`),
+		"empty":      nil,
+		"empty obj":  []byte(`{}`),
+		"truncated":  s.Data[:len(s.Data)/2],
+		"trailing":   append(append([]byte(nil), s.Data...), []byte(`}`)...),
+		"bad utf8":   []byte("{\"x\":\"\xff\"}"),
+		"deep array": []byte(`{"a":[[[[[[[[[[]]]]]]]]]]}`),
+	}
+	for name, msg := range cases {
+		_, err := c.Decode(msg)
+		if err == nil {
+			t.Errorf("%s: Decode accepted %q", name, msg)
+			continue
+		}
+		var de *dialects.Error
+		if !errors.As(err, &de) || de.Dialect != c.Name() {
+			t.Errorf("%s: error does not name the dialect: %v", name, err)
+		}
+	}
+}
+
+// testActs encodes a small envelope of every canonical act: the codec either
+// refuses the act or writes a message that validates and decodes back.
+func testActs(t *testing.T, c dialects.Codec) {
+	for _, act := range canonical.Acts {
+		env := &canonical.Envelope{
+			ID:        "m-1",
+			Act:       act,
+			Sender:    canonical.Party{ID: "AGENT-A"},
+			Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: "AGENT-B"},
+			Time:      "2026-01-02T03:04:05Z",
+			TaskID:    "TASK-1",
+			Operation: canonical.Operation{Name: "echo"},
+			Arguments: `{"text":"hi"}`,
+		}
+		if act.IsReply() {
+			env.InReplyTo = "m-0"
+			env.Result = `{"text":"hi"}`
+			env.Outcome = canonical.OutcomeSuccess
+		}
+		if act.IsError() {
+			env.Error = &canonical.Error{Code: canonical.ErrRejected, Message: "no"}
+		}
+		if act == canonical.ActNeedsInput {
+			env.Inputs = `[{"id":"x","type":"string","description":"the x"}]`
+		}
+		if act == canonical.ActInformCapabilities || act == canonical.ActQueryCapabilities {
+			env.Capabilities = &canonical.Capabilities{Tools: []canonical.Tool{{Name: "echo", Description: "echoes", InputSchema: `{"type":"object"}`}}}
+		}
+		ctx := EncodeContext()
+		out, err := c.Encode(nil, env, ctx)
+		if err != nil {
+			var de *dialects.Error
+			if !errors.As(err, &de) || de.Dialect != c.Name() {
+				t.Errorf("%s: refusal does not name the dialect: %v", act, err)
+			}
+			continue
+		}
+		if p := c.Validate(out); len(p) != 0 {
+			t.Errorf("%s: output does not validate: %v\n%s", act, p, out)
+		}
+		back, err := c.Decode(out)
+		if err != nil {
+			t.Errorf("%s: output does not decode: %v\n%s", act, err, out)
+			continue
+		}
+		if back.Act != act && !lost(ctx, canonical.CAct) {
+			t.Errorf("%s: decodes back as %s and no act loss was reported", act, back.Act)
+		}
+	}
+}
+
+func lost(ctx *dialects.EncodeContext, c canonical.Concept) bool {
+	for _, l := range ctx.Losses {
+		if l.Concept == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Fuzz runs the decoder fuzz target for c, seeded with its samples: Decode
+// never panics; what it accepts encodes to JSON that decodes again; and what
+// validated before encoding validates after.
+func Fuzz(f *testing.F, c dialects.Codec) {
+	for _, s := range Samples(f, SamplesDir) {
+		f.Add(s.Data)
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		env, err := c.Decode(msg)
+		if err != nil {
+			var de *dialects.Error
+			if !errors.As(err, &de) {
+				t.Fatalf("error %T is not a *dialects.Error: %v", err, err)
+			}
+			return
+		}
+		out, err := c.Encode(nil, env, EncodeContext())
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("encoded output is not JSON: %s", out)
+		}
+		if _, err := c.Decode(out); err != nil {
+			t.Fatalf("encoded output does not decode: %v\n%s", err, out)
+		}
+		if len(c.Validate(msg)) == 0 {
+			if p := c.Validate(out); len(p) != 0 {
+				t.Fatalf("valid input encoded to invalid output: %v\nin:  %s\nout: %s", p, msg, out)
+			}
+		}
+	})
+}

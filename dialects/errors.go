@@ -1,0 +1,85 @@
+package dialects
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is a problem with a message, located by dialect and JSON path.
+type Error struct {
+	Dialect string
+	// Path is the dotted JSON path of the offending field ("" for the
+	// message as a whole).
+	Path    string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Dialect + ": " + e.Problem
+	}
+	return e.Dialect + ": " + e.Path + ": " + e.Problem
+}
+
+// Errorf returns an *Error for dialect at path.
+func Errorf(dialect, path, format string, args ...any) *Error {
+	return &Error{Dialect: dialect, Path: path, Problem: fmt.Sprintf(format, args...)}
+}
+
+// Problem is one finding of Validate.
+type Problem struct {
+	// Path is the dotted JSON path of the field ("" for the message).
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Problems is an error made of validation problems of one dialect.
+type Problems struct {
+	Dialect string
+	List    []Problem
+}
+
+func (p *Problems) Error() string {
+	var b strings.Builder
+	for i, pr := range p.List {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.Dialect + ": " + pr.String())
+	}
+	return b.String()
+}
+
+// Join returns a dotted path of parent and key.
+func Join(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// MergeProblems returns rule problems followed by the schema problems on
+// paths the rules did not already speak of.
+func MergeProblems(rules, schema []Problem) []Problem {
+	out := rules
+	for _, s := range schema {
+		dup := false
+		for _, r := range rules {
+			if r.Path == s.Path {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, s)
+		}
+	}
+	return out
+}

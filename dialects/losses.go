@@ -1,0 +1,84 @@
+package dialects
+
+import (
+	"fmt"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+)
+
+// ReportLosses records in ctx every concept env holds that target cannot
+// carry (holds says what it can), and every Extra member of another dialect.
+func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, holds canonical.ConceptSet) {
+	if ctx == nil {
+		return
+	}
+	for _, c := range canonical.Concepts {
+		if c == canonical.CExtra || holds.Has(c) || !env.Has(c) {
+			continue
+		}
+		ctx.Lose(Dropped, c, string(c), fmt.Sprintf("%s has no place for %s %s (act %s)", target, c, env.Describe(c), env.Act))
+	}
+	for _, f := range env.Extra {
+		if f.Dialect != target {
+			ctx.Lose(Dropped, canonical.CExtra, f.Path(), fmt.Sprintf("%s has no place for %s member %s = %s", target, f.Dialect, f.Path(), clip(string(f.Value))))
+		}
+	}
+}
+
+// Approximate records that concept was written as the nearest thing the
+// target dialect has.
+func Approximate(ctx *EncodeContext, c canonical.Concept, target, from, to string) {
+	ctx.Lose(Dropped, c, string(c), fmt.Sprintf("%s has no word for %s %s; wrote %s", target, c, from, to))
+}
+
+// WriteExtras writes the members of env.Extra that belong to dialect and sit
+// in the object at parent.
+func WriteExtras(w *jsonw.Writer, env *canonical.Envelope, dialect, parent string) {
+	for i := range env.Extra {
+		f := &env.Extra[i]
+		if f.Parent == parent && f.Dialect == dialect {
+			w.Key(f.Key)
+			w.Raw(string(f.Value))
+		}
+	}
+}
+
+// HasExtras reports whether env.Extra has members of dialect at parent.
+func HasExtras(env *canonical.Envelope, dialect, parent string) bool {
+	for i := range env.Extra {
+		if env.Extra[i].Parent == parent && env.Extra[i].Dialect == dialect {
+			return true
+		}
+	}
+	return false
+}
+
+// Keep appends a member with no canonical field to env.Extra.
+func Keep(env *canonical.Envelope, dialect, parent, key string, value string) {
+	env.Extra = append(env.Extra, canonical.Field{Dialect: dialect, Parent: parent, Key: key, Value: canonical.JSON(value)})
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+// IsObject reports whether raw JSON text is an object.
+func IsObject(raw canonical.JSON) bool { return firstByte(raw) == '{' }
+
+// IsArray reports whether raw JSON text is an array.
+func IsArray(raw canonical.JSON) bool { return firstByte(raw) == '[' }
+
+func firstByte(raw canonical.JSON) byte {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return raw[i]
+	}
+	return 0
+}

@@ -1,0 +1,73 @@
+package dialects
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tidwall/gjson"
+)
+
+// Registry holds the codecs a bridge knows, by name.
+type Registry struct {
+	codecs map[string]Codec
+	order  []string
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{codecs: map[string]Codec{}} }
+
+// Register adds a codec; a second codec of the same name is an error.
+func (r *Registry) Register(c Codec) error {
+	name := c.Name()
+	if _, dup := r.codecs[name]; dup {
+		return fmt.Errorf("dialects: %s registered twice", name)
+	}
+	r.codecs[name] = c
+	r.order = append(r.order, name)
+	return nil
+}
+
+// Lookup returns the codec of a dialect.
+func (r *Registry) Lookup(name string) (Codec, bool) {
+	c, ok := r.codecs[name]
+	return c, ok
+}
+
+// Names returns the registered dialect names, sorted.
+func (r *Registry) Names() []string {
+	out := append([]string(nil), r.order...)
+	sort.Strings(out)
+	return out
+}
+
+// Codecs returns the registered codecs in registration order.
+func (r *Registry) Codecs() []Codec {
+	out := make([]Codec, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.codecs[n])
+	}
+	return out
+}
+
+// Detect returns the codec most sure that msg is of its dialect. It fails
+// when msg is not JSON or no codec recognises it.
+func (r *Registry) Detect(msg []byte) (Codec, error) {
+	if !gjson.ValidBytes(msg) {
+		return nil, &Error{Dialect: "auto", Problem: "not valid JSON"}
+	}
+	if !gjson.ParseBytes(msg).IsObject() {
+		return nil, &Error{Dialect: "auto", Problem: "a message must be a JSON object"}
+	}
+	var best Codec
+	bestScore := 0
+	for _, n := range r.order {
+		c := r.codecs[n]
+		if s := c.Detect(msg); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	if best == nil {
+		return nil, &Error{Dialect: "auto", Problem: fmt.Sprintf("no dialect recognises this message (tried %v)", r.Names())}
+	}
+	return best, nil
+}

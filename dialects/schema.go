@@ -1,0 +1,97 @@
+package dialects
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Schema is a compiled JSON Schema (draft 2020-12 unless the document says
+// otherwise), compiled on first use.
+type Schema struct {
+	Dialect string
+	// Source is the schema document.
+	Source []byte
+
+	once sync.Once
+	sch  *jsonschema.Schema
+	err  error
+}
+
+// NewSchema returns the schema of a dialect from its document.
+func NewSchema(dialect string, source []byte) *Schema {
+	return &Schema{Dialect: dialect, Source: source}
+}
+
+func (s *Schema) compile() {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.Source))
+	if err != nil {
+		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, err)
+		return
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	url := "urn:mcp-bridge:schema:" + s.Dialect
+	if err := c.AddResource(url, doc); err != nil {
+		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, err)
+		return
+	}
+	s.sch, s.err = c.Compile(url)
+	if s.err != nil {
+		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
+	}
+}
+
+// Err reports whether the schema compiles.
+func (s *Schema) Err() error {
+	s.once.Do(s.compile)
+	return s.err
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Check validates msg and returns each failing leaf as a Problem located by
+// dotted JSON path, sorted by path.
+func (s *Schema) Check(msg []byte) []Problem {
+	if err := s.Err(); err != nil {
+		return []Problem{{Message: err.Error()}}
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(msg))
+	if err != nil {
+		return []Problem{{Message: "not valid JSON: " + err.Error()}}
+	}
+	err = s.sch.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return []Problem{{Message: err.Error()}}
+	}
+	var out []Problem
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			p := Problem{Path: strings.Join(e.InstanceLocation, "."), Message: e.ErrorKind.LocalizedString(printer)}
+			if k := p.Path + "\x00" + p.Message; !seen[k] {
+				seen[k] = true
+				out = append(out, p)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

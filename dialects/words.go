@@ -1,0 +1,45 @@
+package dialects
+
+import (
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+)
+
+// Word returns the word target writes for a canonical value of t's kind:
+// the source's own spelling when env came from target and it still means
+// value, else the table's word. A nearest word is reported as approximated
+// under concept. ok is false when the table has no word at all.
+func Word(ctx *EncodeContext, env *canonical.Envelope, target string, t *mappings.Table, value string, concept canonical.Concept) (string, bool) {
+	if w := env.Origin.Word(target, t.Kind); w != "" {
+		if c, ok := t.Canonical(w); ok && c == value {
+			return w, true
+		}
+	}
+	w, exact, ok := t.Word(value)
+	if ok && !exact {
+		Approximate(ctx, concept, target, value, w)
+	}
+	return w, ok
+}
+
+// TimeFor returns the timestamp target writes for t: t itself when it parses
+// or the target accepts any text (strict false); when t is absent, a new one
+// if create is set, else ""; and when t does not parse, a new one reported
+// as approximated.
+func TimeFor(ctx *EncodeContext, target string, t canonical.Timestamp, concept canonical.Concept, strict, create bool) canonical.Timestamp {
+	if t == "" {
+		if create {
+			return canonical.NewTimestamp(ctx.Time())
+		}
+		return ""
+	}
+	if !strict {
+		return t
+	}
+	if _, ok := t.Parse(); ok {
+		return t
+	}
+	now := canonical.NewTimestamp(ctx.Time())
+	ctx.Lose(Approximated, concept, string(concept), target+" requires a date-time; "+string(t)+" is not one, wrote "+string(now))
+	return now
+}

@@ -1,0 +1,126 @@
+// Package jsonw is an append-only JSON writer for building whole messages in
+// one pass without reflection: each call appends to one byte slice and the
+// writer places the commas.
+package jsonw
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Writer appends JSON tokens to Buf.
+type Writer struct {
+	Buf   []byte
+	comma bool
+}
+
+// New returns a writer appending to dst.
+func New(dst []byte) Writer { return Writer{Buf: dst} }
+
+func (w *Writer) sep() {
+	if w.comma {
+		w.Buf = append(w.Buf, ',')
+	}
+}
+
+// Open starts an object.
+func (w *Writer) Open() { w.sep(); w.Buf = append(w.Buf, '{'); w.comma = false }
+
+// Close ends an object.
+func (w *Writer) Close() { w.Buf = append(w.Buf, '}'); w.comma = true }
+
+// OpenArray starts an array.
+func (w *Writer) OpenArray() { w.sep(); w.Buf = append(w.Buf, '['); w.comma = false }
+
+// CloseArray ends an array.
+func (w *Writer) CloseArray() { w.Buf = append(w.Buf, ']'); w.comma = true }
+
+// Key writes an object member's name; the value follows.
+func (w *Writer) Key(k string) {
+	w.sep()
+	w.Buf = AppendString(w.Buf, k)
+	w.Buf = append(w.Buf, ':')
+	w.comma = false
+}
+
+// String writes a string value.
+func (w *Writer) String(s string) { w.sep(); w.Buf = AppendString(w.Buf, s); w.comma = true }
+
+// Raw writes a value that is already JSON text.
+func (w *Writer) Raw(raw string) { w.sep(); w.Buf = append(w.Buf, raw...); w.comma = true }
+
+// Int writes an integer.
+func (w *Writer) Int(n int64) { w.sep(); w.Buf = strconv.AppendInt(w.Buf, n, 10); w.comma = true }
+
+// Float writes a number, in the shortest form that reads back the same.
+func (w *Writer) Float(f float64) {
+	w.sep()
+	w.Buf = strconv.AppendFloat(w.Buf, f, 'f', -1, 64)
+	w.comma = true
+}
+
+// Bool writes true or false.
+func (w *Writer) Bool(b bool) { w.sep(); w.Buf = strconv.AppendBool(w.Buf, b); w.comma = true }
+
+// Null writes null.
+func (w *Writer) Null() { w.sep(); w.Buf = append(w.Buf, "null"...); w.comma = true }
+
+// StringField writes key and s, unless s is empty.
+func (w *Writer) StringField(key, s string) {
+	if s != "" {
+		w.Key(key)
+		w.String(s)
+	}
+}
+
+// RawField writes key and the JSON text raw, unless raw is empty.
+func (w *Writer) RawField(key, raw string) {
+	if raw != "" {
+		w.Key(key)
+		w.Raw(raw)
+	}
+}
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, escaping what JSON requires and
+// replacing invalid UTF-8 with U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(append(dst, s[start:]...), '"')
+}

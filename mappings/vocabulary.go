@@ -1,0 +1,126 @@
+package mappings
+
+import "strings"
+
+// Table maps one dialect's words for one vocabulary kind onto canonical
+// values and back.
+type Table struct {
+	// Kind is the vocabulary kind (canonical.KindAct, ...).
+	Kind     string
+	foldCase bool
+	decode   map[string]string // word -> canonical
+	folded   map[string]string // lower-cased word -> canonical
+	encode   map[string]string // canonical -> preferred word
+	nearest  map[string]string // canonical without a word -> word written instead
+	order    []string          // words in file order, for display
+}
+
+func newTable(kind string) *Table {
+	return &Table{
+		Kind:    kind,
+		decode:  map[string]string{},
+		folded:  map[string]string{},
+		encode:  map[string]string{},
+		nearest: map[string]string{},
+	}
+}
+
+// Canonical returns the canonical value a dialect word means.
+func (t *Table) Canonical(word string) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	if c, ok := t.decode[word]; ok {
+		return c, true
+	}
+	if t.foldCase {
+		c, ok := t.folded[strings.ToLower(word)]
+		return c, ok
+	}
+	return "", false
+}
+
+// Word returns the word to write for a canonical value. exact is false when
+// the dialect has no word for it and a nearest word stands in; ok is false
+// when there is neither.
+func (t *Table) Word(canonical string) (word string, exact, ok bool) {
+	if t == nil {
+		return "", false, false
+	}
+	if w, ok := t.encode[canonical]; ok {
+		return w, true, true
+	}
+	if w, ok := t.nearest[canonical]; ok {
+		return w, false, true
+	}
+	return "", false, false
+}
+
+// Words returns the table's words in the order they were declared.
+func (t *Table) Words() []string {
+	if t == nil {
+		return nil
+	}
+	return append([]string(nil), t.order...)
+}
+
+// Nearest returns the canonical values that have no word of their own,
+// mapped to the word written in their place.
+func (t *Table) Nearest() map[string]string {
+	out := make(map[string]string, len(t.nearest))
+	for k, v := range t.nearest {
+		out[k] = v
+	}
+	return out
+}
+
+// Vocabulary is one dialect's set of tables.
+type Vocabulary struct {
+	Dialect string
+	tables  map[string]*Table
+}
+
+// Table returns the table of a vocabulary kind; it is empty, never nil, when
+// the dialect declares none.
+func (v *Vocabulary) Table(kind string) *Table {
+	if v != nil {
+		if t, ok := v.tables[kind]; ok {
+			return t
+		}
+	}
+	return newTable(kind)
+}
+
+// Kinds returns the kinds the vocabulary has tables for.
+func (v *Vocabulary) Kinds() []string {
+	var out []string
+	for _, k := range kindOrder {
+		if _, ok := v.tables[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Set is the effective mapping: one Vocabulary per dialect.
+type Set struct {
+	vocab map[string]*Vocabulary
+}
+
+// Vocabulary returns a dialect's vocabulary (empty if the set has none).
+func (s *Set) Vocabulary(dialect string) *Vocabulary {
+	if v, ok := s.vocab[dialect]; ok {
+		return v
+	}
+	return &Vocabulary{Dialect: dialect, tables: map[string]*Table{}}
+}
+
+// Dialects returns the names of the dialects the set has vocabularies for.
+func (s *Set) Dialects() []string {
+	var out []string
+	for name := range s.vocab {
+		out = append(out, name)
+	}
+	sortStrings(out)
+	return out
+}
