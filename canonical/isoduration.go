@@ -16,7 +16,7 @@ func ParseISODuration(s string) (time.Duration, error) {
 	if len(s) < 3 || s[0] != 'P' {
 		return 0, errISODuration
 	}
-	rest, inTime, total, any := s[1:], false, time.Duration(0), false
+	rest, inTime, total, seen := s[1:], false, time.Duration(0), false
 	for rest != "" {
 		if rest[0] == 'T' {
 			if inTime {
@@ -47,9 +47,9 @@ func ParseISODuration(s string) (time.Duration, error) {
 			return 0, errISODuration
 		}
 		total += time.Duration(n * float64(unit))
-		rest, any = rest[i+1:], true
+		rest, seen = rest[i+1:], true
 	}
-	if !any {
+	if !seen {
 		return 0, errISODuration
 	}
 	return total, nil

@@ -29,7 +29,7 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 // Approximate records that concept was written as the nearest thing the
 // target dialect has.
 func Approximate(ctx *EncodeContext, c canonical.Concept, target, from, to string) {
-	ctx.Lose(Dropped, c, string(c), fmt.Sprintf("%s has no word for %s %s; wrote %s", target, c, from, to))
+	ctx.Lose(Approximated, c, string(c), fmt.Sprintf("%s has no word for %s %s; wrote %s", target, c, from, to))
 }
 
 // WriteExtras writes the members of env.Extra that belong to dialect and sit

@@ -72,7 +72,8 @@ func (s *Set) Add(name string, data []byte) error {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return &Error{File: name, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		line, msg := yamlErrLine(err)
+		return &Error{File: name, Line: line, Msg: msg}
 	}
 	if len(doc.Content) == 0 {
 		return &Error{File: name, Line: 1, Msg: "empty mapping file"}
@@ -83,7 +84,7 @@ func (s *Set) Add(name string, data []byte) error {
 	}
 	var dialect string
 	var vocabNode *yaml.Node
-	if err := eachPair(name, root, func(k, v *yaml.Node) error {
+	if err := eachPair(name, "", root, func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "dialect":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
@@ -110,7 +111,7 @@ func (s *Set) Add(name string, data []byte) error {
 		v = &Vocabulary{Dialect: dialect, tables: map[string]*Table{}}
 	}
 	if vocabNode != nil {
-		if err := eachPair(name, vocabNode, func(k, tn *yaml.Node) error {
+		if err := eachPair(name, "vocabulary.", vocabNode, func(k, tn *yaml.Node) error {
 			kind := k.Value
 			if canonical.CanonicalValues(kind) == nil {
 				return &Error{File: name, Line: k.Line, Key: "vocabulary." + kind, Msg: "unknown table kind (want " + strings.Join(kindOrder, ", ") + ")"}
@@ -148,7 +149,7 @@ func loadTable(file, key string, n *yaml.Node, t *Table) error {
 		}
 		return &Error{File: file, Line: v.Line, Key: at, Msg: fmt.Sprintf("%q is not a canonical %s (want one of %s)", v.Value, t.Kind, strings.Join(allowed, ", "))}
 	}
-	return eachPair(file, n, func(k, v *yaml.Node) error {
+	return eachPair(file, key+".", n, func(k, v *yaml.Node) error {
 		at := key + "." + k.Value
 		switch k.Value {
 		case "fold_case":
@@ -161,7 +162,7 @@ func loadTable(file, key string, n *yaml.Node, t *Table) error {
 			if v.Kind != yaml.MappingNode {
 				return &Error{File: file, Line: v.Line, Key: at, Msg: "must map words to canonical values"}
 			}
-			return eachPair(file, v, func(w, c *yaml.Node) error {
+			return eachPair(file, at+".", v, func(w, c *yaml.Node) error {
 				wat := at + "." + w.Value
 				if c.Kind != yaml.ScalarNode {
 					return &Error{File: file, Line: c.Line, Key: wat, Msg: "must be a canonical value"}
@@ -169,23 +170,19 @@ func loadTable(file, key string, n *yaml.Node, t *Table) error {
 				if err := check(c, wat); err != nil {
 					return err
 				}
-				if old, ok := t.decode[w.Value]; !ok {
+				if _, ok := t.decode[w.Value]; !ok {
 					t.order = append(t.order, w.Value)
-				} else if t.encode[old] == w.Value {
-					delete(t.encode, old) // a later file gave the word another meaning
 				}
 				t.decode[w.Value] = c.Value
 				t.folded[strings.ToLower(w.Value)] = c.Value
-				if _, has := t.encode[c.Value]; !has {
-					t.encode[c.Value] = w.Value
-				}
+				t.reindex()
 				return nil
 			})
 		case "nearest":
 			if v.Kind != yaml.MappingNode {
 				return &Error{File: file, Line: v.Line, Key: at, Msg: "must map canonical values to words"}
 			}
-			return eachPair(file, v, func(c, w *yaml.Node) error {
+			return eachPair(file, at+".", v, func(c, w *yaml.Node) error {
 				if err := check(c, at+"."+c.Value); err != nil {
 					return err
 				}
@@ -204,7 +201,7 @@ func loadTable(file, key string, n *yaml.Node, t *Table) error {
 
 // eachPair calls fn for each key/value of a mapping node, refusing duplicate
 // and non-scalar keys.
-func eachPair(file string, n *yaml.Node, fn func(k, v *yaml.Node) error) error {
+func eachPair(file, prefix string, n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	seen := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -212,7 +209,7 @@ func eachPair(file string, n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 			return &Error{File: file, Line: k.Line, Msg: "keys must be plain words"}
 		}
 		if first, dup := seen[k.Value]; dup {
-			return &Error{File: file, Line: k.Line, Key: k.Value, Msg: fmt.Sprintf("duplicate key (first at line %d)", first)}
+			return &Error{File: file, Line: k.Line, Key: prefix + k.Value, Msg: fmt.Sprintf("duplicate key (first at line %d)", first)}
 		}
 		seen[k.Value] = k.Line
 		if err := fn(k, v); err != nil {
@@ -222,12 +219,18 @@ func eachPair(file string, n *yaml.Node, fn func(k, v *yaml.Node) error) error {
 	return nil
 }
 
-func yamlErrLine(err error) int {
+// yamlErrLine splits a yaml.v3 syntax error into its line and message.
+func yamlErrLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var line int
-	if _, e := fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line); e == nil {
-		return line
+	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
+		_, rest, _ := strings.Cut(msg, ": ")
+		return line, rest
 	}
-	return 1
+	if msg == "EOF" {
+		msg = "empty mapping file"
+	}
+	return 1, msg
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -25,6 +25,18 @@ func newTable(kind string) *Table {
 	}
 }
 
+// reindex recomputes the word written for each canonical value: the first
+// word, in declaration order, that means it.
+func (t *Table) reindex() {
+	clear(t.encode)
+	for _, w := range t.order {
+		c := t.decode[w]
+		if _, has := t.encode[c]; !has {
+			t.encode[c] = w
+		}
+	}
+}
+
 // Canonical returns the canonical value a dialect word means.
 func (t *Table) Canonical(word string) (string, bool) {
 	if t == nil {

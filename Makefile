@@ -1,0 +1,61 @@
+# mcp-bridge: make run (the main job) and make test (the test suite) set up
+# and run everything on a fresh machine with Go 1.26.
+
+GO          ?= go
+BIN         ?= bin/mcp-bridge
+FUZZTIME    ?= 10s
+BENCHTIME   ?= 1s
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+STATICCHECK_VERSION ?= v0.8.2
+DIALECTS    := elizaacl collab bluelabel fuse swarm
+
+.PHONY: all build run test bench fuzz lint fmt tidy clean
+
+all: lint test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mcp-bridge
+
+# Until the server lands, the main job translates the Eddy -> Jules task
+# request of specs/elizaacl.md into every other dialect.
+run: build
+	@for d in collab bluelabel fuse swarm; do \
+		echo "== elizaacl -> $$d"; \
+		$(BIN) translate --from auto --to $$d examples/eddy-task-request.json || exit $$?; \
+	done
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+# Decode, encode and translate benchmarks beside the encoding/json baseline,
+# then every pair's speed as a ratio to that baseline (issue: at least 5x).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./translate | tee bench.out
+	$(GO) run ./internal/benchratio -min 5 < bench.out
+
+# A short fuzz run of every decoder (FUZZTIME each), seeded from the samples.
+fuzz:
+	@for d in $(DIALECTS); do \
+		echo "== fuzz $$d ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./dialects/$$d || exit $$?; \
+	done
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+
+$(STATICCHECK):
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint: $(STATICCHECK)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+fmt:
+	gofmt -w .
+
+tidy:
+	$(GO) mod tidy
+
+clean:
+	rm -rf bin bench.out

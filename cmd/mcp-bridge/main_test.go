@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as mcp-bridge itself when asked, so
+// that one test can run the real program as a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCP_BRIDGE_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+type cliCase struct {
+	name     string
+	args     []string
+	stdin    string
+	code     int
+	stdout   []string // substrings stdout must contain
+	stderr   []string // substrings stderr must contain
+	noStderr bool
+}
+
+func TestCLI(t *testing.T) {
+	garbage := `{"message_type": "request", "sender_id": 7}`
+	cases := []cliCase{
+		{name: "help", args: []string{"help"}, code: 0, stdout: []string{"translate", "validate"}},
+		{name: "no command", args: nil, code: 2, stdout: []string{"usage: mcp-bridge"}},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: []string{`unknown command "frobnicate"`}},
+		{name: "version", args: []string{"version"}, code: 0, stdout: []string{"mcp-bridge "}},
+		{name: "dialects", args: []string{"dialects"}, code: 0, stdout: []string{"swarm", "accept=(none)", "refuse~error"}},
+
+		{name: "translate swarm to collab", args: []string{"translate", "--from", "swarm", "--to", "collab", "testdata/swarm_request.json"},
+			code: 0, stdout: []string{`"type": "REQUEST"`, `"action": "process_data"`, `"priority": 3`, `"ttl": 30000`}, noStderr: true},
+		{name: "translate auto, flags after file", args: []string{"translate", "testdata/swarm_request.json", "--to", "fuse", "--compact"},
+			code: 0, stdout: []string{`"messageType":"request"`, `"action":"process_data"`}},
+		{name: "translate from stdin", args: []string{"translate", "--to", "swarm", "-"}, stdin: readFile(t, "testdata/elizaacl_request.json"),
+			code: 0, stdout: []string{`"tool_name": "debug_code"`, `"priority": "normal"`},
+			stderr: []string{"warning: elizaacl -> swarm", "language", "ontology", "reply_with", "description", "time"}},
+		{name: "strict loss", args: []string{"translate", "--strict", "--to", "swarm", "testdata/elizaacl_request.json"},
+			code: 1, stderr: []string{"error: elizaacl -> swarm", "--strict"}},
+		{name: "malformed JSON", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: `{"message_type":`,
+			code: 1, stderr: []string{"swarm: not valid JSON"}},
+		{name: "wrong type names the path", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: garbage,
+			code: 1, stderr: []string{"swarm: sender_id: must be a string, got a number (7)"}},
+		{name: "unknown message type", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: `{"message_type":"gossip","sender_id":"a","payload":{}}`,
+			code: 1, stderr: []string{`swarm: message_type: unknown message type "gossip"`}},
+		{name: "undetectable", args: []string{"translate", "--to", "collab", "-"}, stdin: `{"hello":"world"}`,
+			code: 1, stderr: []string{"no dialect recognises this message"}},
+		{name: "missing --to", args: []string{"translate", "testdata/swarm_request.json"}, code: 2, stderr: []string{"usage: mcp-bridge translate"}},
+		{name: "unknown target", args: []string{"translate", "--to", "klingon", "testdata/swarm_request.json"}, code: 2, stderr: []string{`unknown dialect "klingon"`}},
+		{name: "unknown flag", args: []string{"translate", "--to", "swarm", "--bogus"}, code: 2, stderr: []string{"flag provided but not defined"}},
+		{name: "missing file", args: []string{"translate", "--to", "swarm", "testdata/nope.json"}, code: 1, stderr: []string{"nope.json"}},
+
+		{name: "validate ok", args: []string{"validate", "testdata/swarm_request.json"}, code: 0, stdout: []string{"swarm_request.json: ok (swarm)"}},
+		{name: "validate rule", args: []string{"validate", "--dialect", "swarm", "testdata/swarm_timeout_900.json"},
+			code: 1, stdout: []string{"swarm: payload.timeout: must be between 1 and 300, got 900"}},
+		{name: "validate several", args: []string{"validate", "testdata/swarm_request.json", "testdata/swarm_timeout_900.json"},
+			code: 1, stdout: []string{"ok (swarm)", "must be between 1 and 300"}},
+		{name: "validate decode error", args: []string{"validate", "--dialect", "swarm", "-"}, stdin: garbage,
+			code: 1, stdout: []string{"swarm: sender_id: must be a string"}},
+		{name: "validate no files", args: []string{"validate"}, code: 2, stderr: []string{"usage: mcp-bridge validate"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tc.args, strings.NewReader(tc.stdin), &out, &errOut)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errOut.String())
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out.String())
+				}
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(errOut.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut.String())
+				}
+			}
+			if tc.noStderr && errOut.Len() > 0 {
+				t.Errorf("unexpected stderr: %s", errOut.String())
+			}
+		})
+	}
+}
+
+// TestTranslateOutputIsJSON checks that printed messages are JSON, indented
+// and compact.
+func TestTranslateOutputIsJSON(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		args := []string{"translate", "--to", "elizaacl", "testdata/swarm_request.json"}
+		if compact {
+			args = append(args, "--compact")
+		}
+		var out, errOut bytes.Buffer
+		if code := run(args, nil, &out, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if !json.Valid(out.Bytes()) {
+			t.Fatalf("not JSON: %s", out.String())
+		}
+		if lines := strings.Count(out.String(), "\n"); compact != (lines == 1) {
+			t.Errorf("compact=%v printed %d lines", compact, lines)
+		}
+	}
+}
+
+// TestProcess runs the real program as a child process: exit codes and
+// streams as a shell sees them.
+func TestProcess(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "translate", "--strict", "--from", "swarm", "--to", "elizaacl", "-")
+	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
+	cmd.Stdin = strings.NewReader(`{"message_type":"request","sender_id":`)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want code 1; stderr %s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "swarm: not valid JSON") || out.Len() != 0 {
+		t.Errorf("stdout %q stderr %q", out.String(), errOut.String())
+	}
+
+	cmd = exec.Command(os.Args[0], "validate", "testdata/swarm_request.json")
+	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
+	got, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(got), "ok (swarm)") {
+		t.Fatalf("validate: %v: %s", err, got)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,419 @@
+package bluelabel
+
+import (
+	"math"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/tidwall/gjson"
+)
+
+// Decode reads one bluelabel message.
+func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
+	root, err := c.r.Parse(msg)
+	if err != nil {
+		return nil, err
+	}
+	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}, Extra: make([]canonical.Field, 0, 8)}
+	var msgType, recipient, tm string
+	var typed bool
+	var payload, metadata gjson.Result
+	var seen members
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typed = true
+			if err = seen.once(c.r, "", k.Str); err == nil {
+				msgType, err = c.r.String("type", v, false)
+			}
+		case "protocol_version":
+			err = c.text(env, &seen, "", k.Str, v, &env.Origin.Version)
+		case "sender_id":
+			err = c.text(env, &seen, "", k.Str, v, &env.Sender.ID)
+		case "recipient_id":
+			err = c.text(env, &seen, "", k.Str, v, &recipient)
+		case "timestamp":
+			err = c.text(env, &seen, "", k.Str, v, &tm)
+		case "task_id":
+			err = c.text(env, &seen, "", k.Str, v, &env.TaskID)
+		case "trace_id":
+			err = c.text(env, &seen, "", k.Str, v, &env.Trace.TraceID)
+		case "context":
+			if err = seen.once(c.r, "", k.Str); err == nil {
+				env.Context = canonical.JSON(v.Raw)
+			}
+		case "metadata":
+			if err = seen.once(c.r, "", k.Str); err == nil {
+				metadata = v
+			}
+		case "payload":
+			if err = seen.once(c.r, "", k.Str); err == nil {
+				payload, err = v, c.r.Object("payload", v)
+			}
+		default: // retry_count and members the schema does not allow
+			dialects.Keep(env, Name, "", k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !typed {
+		return nil, c.r.Errorf("type", "missing")
+	}
+	act, ok := c.acts.Canonical(msgType)
+	if !ok {
+		return nil, c.r.Errorf("type", "unknown message type %q (want one of %v)", msgType, c.acts.Words())
+	}
+	env.Act = canonical.Act(act)
+	env.Origin.SetWord(canonical.KindAct, msgType)
+	env.Time = canonical.Timestamp(tm)
+	if recipient != "" {
+		env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: recipient}
+	}
+	if payload.Exists() {
+		if err := c.decodePayload(env, msgType, payload); err != nil {
+			return nil, err
+		}
+	} else {
+		env.Origin.Form = formBare
+	}
+	if metadata.Exists() {
+		if env.Act == canonical.ActRequest {
+			env.Metadata = canonical.JSON(metadata.Raw)
+		} else {
+			dialects.Keep(env, Name, "", "metadata", metadata.Raw)
+		}
+	}
+	return env, nil
+}
+
+// decodePayload reads the payload of a message of type msgType, flat or in
+// the nested form {"type": msgType, "payload": {...}}.
+func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.Result) error {
+	base := "payload"
+	if nested(p) {
+		env.Origin.Form = formNested
+		var inner gjson.Result
+		var seen members
+		var err error
+		p.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "type":
+				err = c.payloadType(&seen, base, msgType, v)
+			case "payload":
+				if err = seen.once(c.r, base, k.Str); err == nil {
+					inner, err = v, c.r.Object("payload.payload", v)
+				}
+			default:
+				dialects.Keep(env, Name, base, k.Str, v.Raw)
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+		p, base = inner, "payload.payload"
+	}
+	switch env.Act {
+	case canonical.ActRequest:
+		return c.decodeAssignment(env, msgType, base, p)
+	case canonical.ActResult:
+		return c.decodeResult(env, base, p)
+	case canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
+		return c.decodeError(env, base, p)
+	case canonical.ActNeedsInput:
+		return c.decodeNeedsInput(env, base, p)
+	}
+	// An act a mapping file gave a word of its own: nothing to interpret.
+	p.ForEach(func(k, v gjson.Result) bool {
+		dialects.Keep(env, Name, base, k.Str, v.Raw)
+		return true
+	})
+	return nil
+}
+
+// nested reports whether payload p is in the nested form: it has both a
+// "type" and a "payload" member.
+func nested(p gjson.Result) bool {
+	var typed, inner bool
+	p.ForEach(func(k, _ gjson.Result) bool {
+		typed = typed || k.Str == "type"
+		inner = inner || k.Str == "payload"
+		return !(typed && inner)
+	})
+	return typed && inner
+}
+
+// payloadType checks a payload's own "type" member, which repeats the
+// message type.
+func (c *Codec) payloadType(seen *members, parent, msgType string, v gjson.Result) error {
+	if err := seen.once(c.r, parent, "type"); err != nil {
+		return err
+	}
+	switch {
+	case v.Type != gjson.String:
+		_, err := c.r.String(dialects.Join(parent, "type"), v, false)
+		return err
+	case v.Str != msgType:
+		return c.r.Errorf(dialects.Join(parent, "type"), "payload type %q does not match the message type %q", v.Str, msgType)
+	}
+	return nil
+}
+
+// decodeAssignment reads a task_assignment payload: {"type", "content"}.
+func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, p gjson.Result) error {
+	var content gjson.Result
+	var seen members
+	var err error
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			err = c.payloadType(&seen, base, msgType, v)
+		case "content":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				content, err = v, c.r.Object(base+".content", v)
+			}
+		default:
+			dialects.Keep(env, Name, base, k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if err != nil || !content.Exists() {
+		return err
+	}
+	cbase := "payload.content"
+	if base != "payload" {
+		cbase = base + ".content"
+	}
+	var deadline string
+	var taskID gjson.Result
+	seen = members{}
+	content.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "task_id":
+			if err = seen.once(c.r, cbase, k.Str); err == nil {
+				taskID = v
+				if v.Type != gjson.String {
+					_, err = c.r.String(cbase+".task_id", v, false)
+				}
+			}
+		case "description":
+			err = c.text(env, &seen, cbase, k.Str, v, &env.Description)
+		case "action":
+			err = c.text(env, &seen, cbase, k.Str, v, &env.Operation.Name)
+		case "parameters":
+			if err = seen.once(c.r, cbase, k.Str); err == nil {
+				env.Arguments = canonical.JSON(v.Raw)
+			}
+		case "priority":
+			if err = seen.once(c.r, cbase, k.Str); err == nil {
+				var p string
+				if p, err = c.word(c.prio, "priority", cbase, k.Str, v); err == nil {
+					env.Priority, _ = canonical.ParsePriority(p)
+					env.Origin.SetWord(canonical.KindPriority, v.Str)
+				}
+			}
+		case "deadline":
+			err = c.text(env, &seen, cbase, k.Str, v, &deadline)
+		case "timeout":
+			err = c.seconds(env, &seen, cbase, k.Str, v, &env.TTL)
+		default: // requirements, input_files, output_files, dependencies, conditions
+			dialects.Keep(env, Name, cbase, k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	env.Deadline = canonical.Timestamp(deadline)
+	// content.task_id repeats the envelope's task_id; only a different
+	// value is worth keeping.
+	if taskID.Exists() && (taskID.Str != env.TaskID || env.TaskID == "") {
+		dialects.Keep(env, Name, cbase, "task_id", taskID.Raw)
+	}
+	return err
+}
+
+// word returns the canonical value of a closed vocabulary's word at
+// parent.key; an unknown word is an error listing the table's words.
+func (c *Codec) word(t *mappings.Table, what, parent, key string, v gjson.Result) (string, error) {
+	if v.Type != gjson.String {
+		_, err := c.r.String(dialects.Join(parent, key), v, false)
+		return "", err
+	}
+	value, ok := t.Canonical(v.Str)
+	if !ok {
+		return "", c.r.Errorf(dialects.Join(parent, key), "unknown %s %q (want one of %v)", what, v.Str, t.Words())
+	}
+	return value, nil
+}
+
+// decodeResult reads a task_result payload.
+func (c *Codec) decodeResult(env *canonical.Envelope, base string, p gjson.Result) error {
+	var seen members
+	var err error
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "status":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				var o string
+				if o, err = c.word(c.outcomes, "status", base, k.Str, v); err == nil {
+					env.Outcome = canonical.Outcome(o)
+					env.Origin.SetWord(canonical.KindOutcome, v.Str)
+				}
+			}
+		case "result":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				env.Result = canonical.JSON(v.Raw)
+			}
+		case "notes":
+			err = c.text(env, &seen, base, k.Str, v, &env.Description)
+		default: // metrics, and v1.3 success, score, duration_sec
+			dialects.Keep(env, Name, base, k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// decodeError reads an error payload. For the error type the code decides
+// the act: the code meaning "rejected" is a refusal, the one meaning
+// "invalid message" is not-understood, any other (or none) a failure.
+func (c *Codec) decodeError(env *canonical.Envelope, base string, p gjson.Result) error {
+	e := &canonical.Error{}
+	env.Error = e
+	var seen members
+	var err error
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "code":
+			var w string
+			if err = c.text(env, &seen, base, k.Str, v, &w); err == nil && w != "" {
+				if code, ok := c.errs.Canonical(w); ok {
+					e.Code = canonical.ErrorCode(code)
+				}
+				env.Origin.SetWord(canonical.KindError, w)
+			}
+		case "message":
+			err = c.text(env, &seen, base, k.Str, v, &e.Message)
+		case "details":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				e.Details = canonical.JSON(v.Raw)
+			}
+		case "retryable":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				var b bool
+				if b, err = c.r.Bool(base+".retryable", v); err == nil {
+					e.Retryable = &b
+				}
+			}
+		case "suggested_actions":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				e.SuggestedActions = canonical.JSON(v.Raw)
+			}
+		default: // documentation
+			dialects.Keep(env, Name, base, k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if env.Act == canonical.ActFailure {
+		env.Act = errorAct(e.Code)
+	}
+	return err
+}
+
+// errorAct returns the act an error message of a canonical code stands for.
+func errorAct(code canonical.ErrorCode) canonical.Act {
+	for _, a := range []canonical.Act{canonical.ActRefuse, canonical.ActNotUnderstood} {
+		if code != "" && code == canonical.DefaultErrorCode(a) {
+			return a
+		}
+	}
+	return canonical.ActFailure
+}
+
+// decodeNeedsInput reads a needs_input payload.
+func (c *Codec) decodeNeedsInput(env *canonical.Envelope, base string, p gjson.Result) error {
+	var seen members
+	var err error
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "requested_inputs":
+			if err = seen.once(c.r, base, k.Str); err == nil {
+				env.Inputs = canonical.JSON(v.Raw)
+			}
+		case "context":
+			err = c.text(env, &seen, base, k.Str, v, &env.Description)
+		case "timeout_seconds":
+			err = c.seconds(env, &seen, base, k.Str, v, &env.TTL)
+		default: // actions
+			dialects.Keep(env, Name, base, k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// text reads a string member into dst. An empty string has no canonical
+// meaning ("" is absent), so it is kept as an Extra member to round-trip.
+func (c *Codec) text(env *canonical.Envelope, seen *members, parent, key string, v gjson.Result, dst *string) error {
+	if err := seen.once(c.r, parent, key); err != nil {
+		return err
+	}
+	if v.Type != gjson.String { // the path is built only for the error
+		_, err := c.r.String(dialects.Join(parent, key), v, false)
+		return err
+	}
+	s := v.Str
+	if s == "" {
+		dialects.Keep(env, Name, parent, key, v.Raw)
+		return nil
+	}
+	*dst = s
+	return nil
+}
+
+// maxSeconds is the largest number of seconds a time.Duration holds.
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// seconds reads a number of seconds into dst. A value no Duration holds is
+// kept as an Extra member as written.
+func (c *Codec) seconds(env *canonical.Envelope, seen *members, parent, key string, v gjson.Result, dst *canonical.Duration) error {
+	if err := seen.once(c.r, parent, key); err != nil {
+		return err
+	}
+	if v.Type != gjson.Number {
+		_, err := c.r.Number(dialects.Join(parent, key), v)
+		return err
+	}
+	switch n := v.Num; {
+	case math.IsNaN(n) || math.Abs(n) > float64(maxSeconds):
+		dialects.Keep(env, Name, parent, key, v.Raw)
+	case n == math.Trunc(n):
+		*dst = canonical.Dur(time.Duration(int64(n)) * time.Second)
+	default:
+		*dst = canonical.Dur(time.Duration(n * float64(time.Second)))
+	}
+	return nil
+}
+
+// members tracks the members of one object that a decoder interprets: a
+// second occurrence is refused, since only one value could be kept for it.
+// No object has more interpreted members than the array holds.
+type members struct {
+	seen [10]string
+	n    int
+}
+
+func (m *members) once(r dialects.Reader, parent, key string) error {
+	for _, s := range m.seen[:m.n] {
+		if s == key {
+			return r.Errorf(dialects.Join(parent, key), "appears twice")
+		}
+	}
+	if m.n < len(m.seen) {
+		m.seen[m.n] = key
+		m.n++
+	}
+	return nil
+}

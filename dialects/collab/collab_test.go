@@ -1,0 +1,20 @@
+package collab_test
+
+import (
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects/collab"
+	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+)
+
+func newCodec() *collab.Codec { return collab.New(mappings.MustDefaults().Vocabulary(collab.Name)) }
+
+// shared is one codec for the tests, so that its schema compiles once.
+var shared = newCodec()
+
+func codec() *collab.Codec { return shared }
+
+func TestContract(t *testing.T) { dialecttest.Run(t, newCodec()) }
+
+func FuzzDecode(f *testing.F) { dialecttest.Fuzz(f, newCodec()) }

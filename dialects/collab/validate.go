@@ -1,0 +1,100 @@
+package collab
+
+import (
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/tidwall/gjson"
+)
+
+// Validate checks msg against the collab schema and the rules of the spec
+// that a schema cannot say as plainly: what a RESPONSE must carry and where
+// PUBLISH and BROADCAST may go.
+func (c *Codec) Validate(msg []byte) []dialects.Problem {
+	if !gjson.ValidBytes(msg) {
+		return []dialects.Problem{{Message: "not valid JSON"}}
+	}
+	root := gjson.ParseBytes(msg)
+	var rules []dialects.Problem
+	add := func(path, format string, args ...any) {
+		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
+	}
+	h, prefix := root, ""
+	if hdr := root.Get("header"); hdr.IsObject() {
+		h, prefix = hdr, "header."
+	}
+	msgType := h.Get("type").Str
+	act, _ := c.acts.Canonical(msgType)
+	switch canonical.Act(act) {
+	case canonical.ActResult, canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
+		c.validateResponse(root, h, prefix, add)
+	}
+	dest := h.Get("destination")
+	switch {
+	case msgType == typePublish && dest.Str == destinationAll:
+		add(prefix+"destination", "a PUBLISH goes to a topic (%q) or an agent; %q is for BROADCAST", topicPrefix+"<name>", destinationAll)
+	case msgType == typePublish && dest.Str == topicPrefix:
+		add(prefix+"destination", "names no topic")
+	case msgType == typeBroadcast && dest.Exists() && dest.Str != destinationAll:
+		add(prefix+"destination", "a BROADCAST goes to all agents: must be %q, got %s", destinationAll, dest.Raw)
+	}
+	return dialects.MergeProblems(rules, c.schema.Check(msg))
+}
+
+// validateResponse checks that a RESPONSE names the request it answers and
+// its status, and that an error status comes with an error.
+func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(path, format string, args ...any)) {
+	corr := h.Get("correlationId")
+	if prefix != "" && !corr.Exists() {
+		corr = root.Get("correlationId")
+	}
+	if corr.Type != gjson.String || corr.Str == "" {
+		add(prefix+"correlationId", "a RESPONSE must carry the correlationId of the request it answers (in the header or at the top level)")
+	}
+	status := root.Get("body.status")
+	if !status.Exists() {
+		add("body.status", "a RESPONSE needs a status (one of %s)", strings.Join(c.outcomes.Words(), ", "))
+		return
+	}
+	if o, ok := c.outcomes.Canonical(status.Str); !ok || canonical.Outcome(o) != canonical.OutcomeFailure {
+		return
+	}
+	e := root.Get("body.error")
+	if !e.IsObject() {
+		add("body.error", "a %s response needs an error with code and message", status.Str)
+		return
+	}
+	for _, k := range []string{"code", "message"} {
+		if !e.Get(k).Exists() {
+			add("body.error."+k, "a %s response's error needs a %s", status.Str, k)
+		}
+	}
+}
+
+// Detect scores msg as collab: a type word of its own, in the header or at
+// the top level, is its mark; a header object and a body add to it.
+func (c *Codec) Detect(msg []byte) int {
+	r := gjson.GetManyBytes(msg, "header", "type", "body")
+	hdr := r[0].IsObject()
+	t := r[1]
+	if r[0].Exists() {
+		t = r[0].Get("type")
+	}
+	if t.Type != gjson.String {
+		return 0
+	}
+	score := 0
+	if _, ok := c.acts.Canonical(t.Str); ok {
+		score += 3
+	} else if !hdr {
+		return 0
+	}
+	if hdr {
+		score++
+	}
+	if r[2].IsObject() {
+		score++
+	}
+	return score
+}

@@ -1,0 +1,94 @@
+package elizaacl
+
+import (
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/tidwall/gjson"
+)
+
+// Validate checks msg against the elizaacl schema and the spec's "must
+// include" rules: replies name the message they answer (spec 4.2-4.9), a
+// TASK_REQUEST names its task_type and an INFORM_RESULT its task_status.
+func (c *Codec) Validate(msg []byte) []dialects.Problem {
+	if !gjson.ValidBytes(msg) {
+		return []dialects.Problem{{Message: "not valid JSON"}}
+	}
+	root := gjson.ParseBytes(msg)
+	var rules []dialects.Problem
+	add := func(path, format string, args ...any) {
+		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
+	}
+	perf := root.Get("performative")
+	if a, ok := c.acts.Canonical(perf.Str); ok && perf.Type == gjson.String {
+		act := canonical.Act(a)
+		if act.IsReply() && !nonEmpty(root.Get("in_reply_to")) {
+			add("in_reply_to", "%s must include in_reply_to, the message_id of the message it answers", perf.Str)
+		}
+		switch act {
+		case canonical.ActRequest:
+			if !nonEmpty(root.Get("payload.task_type")) {
+				add("payload.task_type", "%s must name its task_type", perf.Str)
+			}
+		case canonical.ActResult:
+			if !root.Get("payload.task_status").Exists() {
+				add("payload.task_status", "%s must state its task_status", perf.Str)
+			}
+		}
+	}
+	return dialects.MergeProblems(rules, covered(rules, c.schema.Check(msg)))
+}
+
+// nonEmpty reports whether v is a string with text.
+func nonEmpty(v gjson.Result) bool { return v.Type == gjson.String && v.Str != "" }
+
+// covered drops the schema's "missing property" problems that a rule has
+// already reported, worded better, at the missing member's own path.
+func covered(rules, schema []dialects.Problem) []dialects.Problem {
+	out := schema[:0:0]
+	for _, s := range schema {
+		dup := false
+		for _, r := range rules {
+			if s.Message == "missing property '"+lastKey(r.Path)+"'" && dialects.Join(s.Path, lastKey(r.Path)) == r.Path {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lastKey returns the last key of a dotted path.
+func lastKey(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+// Detect scores msg as elizaacl: performative is its mark, mcp_version,
+// sender.agent_id and an object payload add to it.
+func (c *Codec) Detect(msg []byte) int {
+	r := gjson.GetManyBytes(msg, "performative", "mcp_version", "sender.agent_id", "payload")
+	if r[0].Type != gjson.String {
+		return 0
+	}
+	score := 1
+	if _, ok := c.acts.Canonical(r[0].Str); ok {
+		score += 2
+	}
+	if r[1].Type == gjson.String {
+		score++
+	}
+	if r[2].Exists() {
+		score++
+	}
+	if r[3].IsObject() {
+		score++
+	}
+	return score
+}

@@ -1,0 +1,367 @@
+package fuse
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// capsPath is where a capability declaration sits in a message.
+const capsPath = "content.capabilities"
+
+// defaultCapability groups the tools of a foreign declaration that name no
+// capability.
+const defaultCapability = "default"
+
+// decodeCapabilities reads a capability declaration (specs/fuse.md
+// "Capability Declaration"). The array is kept whole as Capabilities.Raw;
+// each action becomes a Tool whose input schema is built from the action's
+// parameter list.
+func (c *Codec) decodeCapabilities(env *canonical.Envelope, v gjson.Result) error {
+	if err := c.r.Array(capsPath, v); err != nil {
+		return err
+	}
+	caps := &canonical.Capabilities{Raw: canonical.JSON(v.Raw), Dialect: Name}
+	env.Capabilities = caps
+	var err error
+	i := 0
+	v.ForEach(func(_, capv gjson.Result) bool {
+		err = c.decodeCapability(caps, dialects.Join(capsPath, strconv.Itoa(i)), capv)
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// decodeCapability reads one capability and its actions.
+func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gjson.Result) error {
+	if err := c.r.Object(path, v); err != nil {
+		return err
+	}
+	var id string
+	var actions gjson.Result
+	var err error
+	v.ForEach(func(k, m gjson.Result) bool {
+		switch k.Str {
+		case "id", "name", "description", "version":
+			var s string
+			s, err = c.r.String(dialects.Join(path, k.Str), m, false)
+			if k.Str == "id" {
+				id = s
+			}
+		case "actions":
+			actions = m
+			err = c.r.Array(dialects.Join(path, "actions"), m)
+		}
+		return err == nil
+	})
+	if err != nil || !actions.Exists() {
+		return err
+	}
+	i := 0
+	actions.ForEach(func(_, a gjson.Result) bool {
+		var t canonical.Tool
+		t, err = c.decodeAction(dialects.Join(path, "actions."+strconv.Itoa(i)), a)
+		t.Capability = id
+		caps.Tools = append(caps.Tools, t)
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// decodeAction reads one action as a Tool.
+func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error) {
+	var t canonical.Tool
+	if err := c.r.Object(path, v); err != nil {
+		return t, err
+	}
+	var err error
+	v.ForEach(func(k, m gjson.Result) bool {
+		at := dialects.Join(path, k.Str)
+		switch k.Str {
+		case "id":
+			t.Name, err = c.r.String(at, m, false)
+		case "name":
+			t.Title, err = c.r.String(at, m, false)
+		case "description":
+			t.Description, err = c.r.String(at, m, false)
+		case "parameters":
+			t.InputSchema, err = c.parametersSchema(at, m)
+		case "returns":
+			t.OutputSchema = canonical.JSON(m.Raw)
+		}
+		return err == nil
+	})
+	return t, err
+}
+
+// parametersSchema builds a JSON Schema object from an action's parameter
+// list: each parameter becomes a property with its type, description,
+// default and enum; the required ones are listed under "required".
+func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, error) {
+	if err := c.r.Array(path, v); err != nil {
+		return "", err
+	}
+	w := jsonw.New(make([]byte, 0, len(v.Raw)+64))
+	w.Open()
+	w.Key("type")
+	w.String("object")
+	w.Key("properties")
+	w.Open()
+	var required []string
+	var err error
+	i := 0
+	v.ForEach(func(_, p gjson.Result) bool {
+		var name string
+		var req bool
+		name, req, err = c.parameter(&w, dialects.Join(path, strconv.Itoa(i)), p)
+		if req && name != "" {
+			required = append(required, name)
+		}
+		i++
+		return err == nil
+	})
+	if err != nil {
+		return "", err
+	}
+	w.Close()
+	if len(required) > 0 {
+		w.Key("required")
+		w.OpenArray()
+		for _, r := range required {
+			w.String(r)
+		}
+		w.CloseArray()
+	}
+	w.Close()
+	return canonical.JSON(w.Buf), nil
+}
+
+// parameter writes one parameter as a property of the schema being built
+// (none when it has no name) and returns its name and whether it is
+// required.
+func (c *Codec) parameter(w *jsonw.Writer, path string, p gjson.Result) (name string, required bool, err error) {
+	if err := c.r.Object(path, p); err != nil {
+		return "", false, err
+	}
+	var typ, desc string
+	var def, enum gjson.Result
+	p.ForEach(func(k, m gjson.Result) bool {
+		at := dialects.Join(path, k.Str)
+		switch k.Str {
+		case "name":
+			name, err = c.r.String(at, m, false)
+		case "type":
+			typ, err = c.r.String(at, m, false)
+		case "description":
+			desc, err = c.r.String(at, m, false)
+		case "required":
+			required, err = c.r.Bool(at, m)
+		case "default":
+			def = m
+		case "enum":
+			enum = m
+		}
+		return err == nil
+	})
+	if err != nil || name == "" {
+		return name, required, err
+	}
+	w.Key(name)
+	w.Open()
+	w.StringField("type", typ)
+	w.StringField("description", desc)
+	if def.Exists() {
+		w.Key("default")
+		w.Raw(def.Raw)
+	}
+	if enum.Exists() {
+		w.Key("enum")
+		w.Raw(enum.Raw)
+	}
+	w.Close()
+	return name, required, nil
+}
+
+// writeCapabilities writes the capability declaration array: the source's
+// own when it was fuse, else one capability per Tool.Capability group (in
+// order of first appearance; defaultCapability for tools that name none),
+// each tool an action.
+func (c *Codec) writeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext) {
+	caps := env.Capabilities
+	if caps != nil && caps.Dialect == Name && caps.Raw != "" {
+		w.Raw(string(caps.Raw))
+		return
+	}
+	w.OpenArray()
+	if caps == nil {
+		w.CloseArray()
+		ctx.Fill(canonical.CCapabilities, capsPath, "[]")
+		return
+	}
+	if len(caps.Topics) > 0 {
+		ctx.Lose(dialects.Approximated, canonical.CCapabilities, string(canonical.CCapabilities),
+			"fuse declarations have no topics; dropped "+strconv.Quote(strings.Join(caps.Topics, ", ")))
+	}
+	var groups []string
+	seen := map[string]bool{}
+	for _, t := range caps.Tools {
+		g := groupOf(t)
+		if !seen[g] {
+			seen[g] = true
+			groups = append(groups, g)
+		}
+	}
+	for _, g := range groups {
+		w.Open()
+		w.Key("id")
+		w.String(g)
+		w.Key("name")
+		w.String(g)
+		w.Key("actions")
+		w.OpenArray()
+		for i := range caps.Tools {
+			if groupOf(caps.Tools[i]) == g {
+				c.writeAction(w, &caps.Tools[i], ctx)
+			}
+		}
+		w.CloseArray()
+		w.Close()
+	}
+	w.CloseArray()
+}
+
+func groupOf(t canonical.Tool) string {
+	if t.Capability == "" {
+		return defaultCapability
+	}
+	return t.Capability
+}
+
+// writeAction writes one Tool as an action.
+func (c *Codec) writeAction(w *jsonw.Writer, t *canonical.Tool, ctx *dialects.EncodeContext) {
+	id := t.Name
+	if id == "" {
+		id = "unknown"
+		ctx.Fill(canonical.CCapabilities, capsPath+".actions.id", id)
+	}
+	title := t.Title
+	if title == "" {
+		title = id
+	}
+	w.Open()
+	w.Key("id")
+	w.String(id)
+	w.Key("name")
+	w.String(title)
+	w.StringField("description", t.Description)
+	if t.InputSchema != "" {
+		c.writeParameters(w, id, t.InputSchema, ctx)
+	}
+	w.RawField("returns", string(t.OutputSchema))
+	w.Close()
+}
+
+// The members of a JSON Schema that a parameter list can say: of the object
+// schema, and of each property.
+var (
+	objectSchemaKeys   = map[string]bool{"type": true, "properties": true, "required": true, "$schema": true}
+	propertySchemaKeys = map[string]bool{"type": true, "description": true, "default": true, "enum": true}
+)
+
+// writeParameters writes "parameters", a list built from an object schema's
+// properties and required list. What the list cannot say (other schema
+// keywords, a type that is not one name, a schema that is not an object
+// schema) is reported as approximated.
+func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical.JSON, ctx *dialects.EncodeContext) {
+	s := gjson.Parse(string(schema))
+	lossy := func(detail string) {
+		ctx.Lose(dialects.Approximated, canonical.CCapabilities, string(canonical.CCapabilities),
+			"action "+strconv.Quote(action)+": fuse parameter lists "+detail)
+	}
+	if !s.IsObject() || (s.Get("type").Exists() && s.Get("type").String() != "object") {
+		lossy("describe object arguments only; input schema " + clip(string(schema)) + " not written")
+		return
+	}
+	w.Key("parameters")
+	w.OpenArray()
+	defer w.CloseArray()
+	required := map[string]bool{}
+	s.Get("required").ForEach(func(_, r gjson.Result) bool {
+		required[r.String()] = true
+		return true
+	})
+	extra := ""
+	s.ForEach(func(k, _ gjson.Result) bool {
+		if !objectSchemaKeys[k.Str] {
+			extra += " " + k.Str
+		}
+		return true
+	})
+	props := s.Get("properties")
+	if props.Exists() && !props.IsObject() {
+		extra += " properties"
+	}
+	props.ForEach(func(k, p gjson.Result) bool {
+		if !props.IsObject() {
+			return false
+		}
+		if k.Str == "" {
+			extra += ` ""`
+			return true
+		}
+		if !p.IsObject() {
+			extra += " " + k.Str
+		}
+		w.Open()
+		w.Key("name")
+		w.String(k.Str)
+		if t := p.Get("type"); t.Type == gjson.String {
+			w.Key("type")
+			w.String(t.Str)
+		} else if t.Exists() {
+			extra += " " + k.Str + ".type"
+		}
+		w.Key("required")
+		w.Bool(required[k.Str])
+		if d := p.Get("description"); d.Type == gjson.String {
+			w.Key("description")
+			w.String(d.Str)
+		} else if d.Exists() {
+			extra += " " + k.Str + ".description"
+		}
+		if d := p.Get("default"); d.Exists() {
+			w.Key("default")
+			w.Raw(d.Raw)
+		}
+		if e := p.Get("enum"); e.IsArray() {
+			w.Key("enum")
+			w.Raw(e.Raw)
+		} else if e.Exists() {
+			extra += " " + k.Str + ".enum"
+		}
+		p.ForEach(func(pk, _ gjson.Result) bool {
+			if !propertySchemaKeys[pk.Str] {
+				extra += " " + k.Str + "." + pk.Str
+			}
+			return true
+		})
+		w.Close()
+		return true
+	})
+	if extra != "" {
+		lossy("have no place for schema keywords:" + extra)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}

@@ -1,0 +1,409 @@
+package fuse
+
+import (
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/tidwall/gjson"
+)
+
+// Decode reads one fuse message.
+func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
+	root, err := c.r.Parse(msg)
+	if err != nil {
+		return nil, err
+	}
+	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
+	var msgType string
+	var hasTarget bool
+	var content, topReq gjson.Result
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "version":
+			env.Origin.Version, err = c.r.String("version", v, false)
+		case "messageType":
+			msgType, err = c.r.String("messageType", v, false)
+		case "id":
+			env.ID, err = c.r.String("id", v, false)
+		case "timestamp":
+			var t string
+			t, err = c.r.String("timestamp", v, false)
+			env.Time = canonical.Timestamp(t)
+		case "source":
+			_, err = c.decodeParty(env, "source", v, &env.Sender.ID, &env.Sender.Name)
+		case "target":
+			hasTarget, err = c.decodeParty(env, "target", v, &env.Receiver.ID, &env.Receiver.Name)
+		case "authentication":
+			env.Authentication = canonical.JSON(v.Raw)
+		case "extensions":
+			env.Extensions = canonical.JSON(v.Raw)
+		case "metadata":
+			err = c.decodeMetadata(env, v)
+		case "requestId":
+			topReq = v
+		case "content":
+			content, err = v, c.r.Object("content", v)
+		default:
+			dialects.Keep(env, Name, "", k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if msgType == "" {
+		return nil, c.r.Errorf("messageType", "missing (want one of %v)", c.acts.Words())
+	}
+	act, ok := c.acts.Canonical(msgType)
+	if !ok {
+		return nil, c.r.Errorf("messageType", "unknown message type %q (want one of %v)", msgType, c.acts.Words())
+	}
+	env.Act = canonical.Act(act)
+
+	sh := shapeOf(env.Act)
+	if sh != shapeResult && topReq.Exists() {
+		// Only responses quote the request they answer.
+		dialects.Keep(env, Name, "", "requestId", topReq.Raw)
+	}
+	switch sh {
+	case shapeRequest:
+		err = c.decodeRequest(env, content)
+	case shapeResult:
+		err = c.decodeResponse(env, msgType, content, topReq)
+	case shapeEvent:
+		err = c.decodeEvent(env, msgType, content)
+	default:
+		content.ForEach(func(k, v gjson.Result) bool {
+			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+			return true
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	switch {
+	case hasTarget:
+		env.Receiver.Kind = canonical.AddressAgent
+	case sh == shapeEvent:
+		// Events without a target go to every subscriber of the event type.
+		env.Receiver.Kind = canonical.AddressBroadcast
+	}
+	return env, nil
+}
+
+// decodeParty reads a source or target object into id and name. An object
+// with neither agentId nor name names no party: it is kept whole as an extra
+// member and present is false.
+func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result, id, name *string) (present bool, err error) {
+	if err := c.r.Object(key, v); err != nil {
+		return false, err
+	}
+	if !v.Get("agentId").Exists() && !v.Get("name").Exists() {
+		dialects.Keep(env, Name, "", key, v.Raw)
+		return false, nil
+	}
+	v.ForEach(func(k, m gjson.Result) bool {
+		switch k.Str {
+		case "agentId":
+			*id, err = c.r.String(key+".agentId", m, false)
+		case "name":
+			*name, err = c.r.String(key+".name", m, false)
+		default:
+			dialects.Keep(env, Name, key, k.Str, m.Raw)
+		}
+		return err == nil
+	})
+	return err == nil, err
+}
+
+// decodeMetadata lifts metadata.correlationId and metadata.sessionId out of
+// the metadata object; the other members stay together, raw, as Metadata.
+// An empty remainder is absent when something was lifted, "{}" otherwise.
+func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
+	if err := c.r.Object("metadata", v); err != nil {
+		return err
+	}
+	var err error
+	rest := make([]byte, 0, len(v.Raw))
+	rest = append(rest, '{')
+	lifted := false
+	v.ForEach(func(k, m gjson.Result) bool {
+		switch k.Str {
+		case "correlationId":
+			env.CorrelationID, err = c.r.String("metadata.correlationId", m, false)
+			lifted = true
+		case "sessionId":
+			env.SessionID, err = c.r.String("metadata.sessionId", m, false)
+			lifted = true
+		default:
+			if len(rest) > 1 {
+				rest = append(rest, ',')
+			}
+			rest = append(rest, k.Raw...)
+			rest = append(rest, ':')
+			rest = append(rest, m.Raw...)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 || !lifted {
+		env.Metadata = canonical.JSON(append(rest, '}'))
+	}
+	return nil
+}
+
+// decodeRequest reads a request's content; the discovery capability and
+// action make it a capability query.
+func (c *Codec) decodeRequest(env *canonical.Envelope, content gjson.Result) error {
+	var err error
+	content.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "capability":
+			env.Operation.Capability, err = c.r.String("content.capability", v, false)
+		case "action":
+			env.Operation.Name, err = c.r.String("content.action", v, false)
+		case "parameters":
+			env.Arguments = canonical.JSON(v.Raw)
+		case "contextId":
+			env.ConversationID, err = c.r.String("content.contextId", v, false)
+		default:
+			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if env.Operation.Capability == DiscoveryCapability && env.Operation.Name == ListCapabilitiesAction {
+		env.Act = canonical.ActQueryCapabilities
+		env.Operation = canonical.Operation{}
+	}
+	return nil
+}
+
+// decodeEvent reads an event's content; a "capabilities" array makes it a
+// capability declaration.
+func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjson.Result) error {
+	var err error
+	var eventType, data, caps gjson.Result
+	content.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "eventType":
+			eventType = v
+			_, err = c.r.String("content.eventType", v, false)
+		case "data":
+			data = v
+		case "capabilities":
+			caps = v
+		default:
+			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if caps.Exists() {
+		env.Act = canonical.ActInformCapabilities
+		env.Origin.SetWord(canonical.KindAct, msgType)
+		if eventType.Exists() && eventType.Str != CapabilitiesEvent {
+			dialects.Keep(env, Name, "content", "eventType", eventType.Raw)
+		}
+		if data.Exists() {
+			dialects.Keep(env, Name, "content", "data", data.Raw)
+		}
+		return c.decodeCapabilities(env, caps)
+	}
+	env.Operation.Name = eventType.Str
+	if data.Exists() {
+		env.Arguments = canonical.JSON(data.Raw)
+	}
+	return nil
+}
+
+// responseParts are the members of a response's content that say what kind
+// of response it is.
+type responseParts struct {
+	status, success, data, result, err, caps, requestID gjson.Result
+}
+
+// decodeResponse reads a response in either shape: a capability
+// declaration, a result, or an error (refuse, failure or not-understood by
+// its error code).
+func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content, topReq gjson.Result) error {
+	var p responseParts
+	content.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "status":
+			p.status = v
+		case "success":
+			p.success = v
+		case "data":
+			p.data = v
+		case "result":
+			p.result = v
+		case "error":
+			p.err = v
+		case "capabilities":
+			p.caps = v
+		case "requestId":
+			p.requestID = v
+		default:
+			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+		}
+		return true
+	})
+
+	if p.caps.Exists() {
+		env.Act = canonical.ActInformCapabilities
+		env.Origin.SetWord(canonical.KindAct, msgType)
+		if topReq.Exists() && !p.requestID.Exists() {
+			env.Origin.Form = FormGuide
+		}
+		if err := c.decodeRequestID(env, topReq, p.requestID); err != nil {
+			return err
+		}
+		for _, m := range []struct {
+			key string
+			v   gjson.Result
+		}{{"status", p.status}, {"success", p.success}, {"data", p.data}, {"result", p.result}, {"error", p.err}} {
+			if m.v.Exists() {
+				dialects.Keep(env, Name, "content", m.key, m.v.Raw)
+			}
+		}
+		return c.decodeCapabilities(env, p.caps)
+	}
+
+	spec := p.status.Exists() || p.data.Exists()
+	guide := !spec && (p.success.Exists() || p.result.Exists() || (topReq.Exists() && !p.requestID.Exists()))
+	if guide {
+		env.Origin.Form = FormGuide
+	}
+	if err := c.decodeRequestID(env, topReq, p.requestID); err != nil {
+		return err
+	}
+	body, bodyKey := p.data, "data"
+	if guide {
+		body, bodyKey = p.result, "result"
+		if p.success.Exists() {
+			ok, err := c.r.Bool("content.success", p.success)
+			if err != nil {
+				return err
+			}
+			env.Outcome = canonical.OutcomeFailure
+			if ok {
+				env.Outcome = canonical.OutcomeSuccess
+			}
+		}
+	} else {
+		if err := c.decodeStatus(env, p.status); err != nil {
+			return err
+		}
+		// Guide members beside the spec's are not interpreted.
+		if p.success.Exists() {
+			dialects.Keep(env, Name, "content", "success", p.success.Raw)
+		}
+		if p.result.Exists() {
+			dialects.Keep(env, Name, "content", "result", p.result.Raw)
+		}
+	}
+
+	failed := env.Outcome == canonical.OutcomeFailure || (env.Outcome == "" && p.err.Exists())
+	if !failed {
+		env.Act = canonical.ActResult
+		if body.Exists() {
+			env.Result = canonical.JSON(body.Raw)
+		}
+		if p.err.Exists() {
+			dialects.Keep(env, Name, "content", "error", p.err.Raw)
+		}
+		return nil
+	}
+	if body.Exists() {
+		dialects.Keep(env, Name, "content", bodyKey, body.Raw)
+	}
+	env.Act = canonical.ActFailure
+	if p.err.Exists() {
+		if err := c.decodeError(env, p.err); err != nil {
+			return err
+		}
+		env.Act = errorAct(env.Error.Code)
+	}
+	return nil
+}
+
+// decodeStatus reads content.status, a closed vocabulary.
+func (c *Codec) decodeStatus(env *canonical.Envelope, v gjson.Result) error {
+	if !v.Exists() {
+		return nil
+	}
+	w, err := c.r.String("content.status", v, false)
+	if err != nil {
+		return err
+	}
+	o, ok := c.outcomes.Canonical(w)
+	if !ok {
+		return c.r.Errorf("content.status", "unknown status %q (want one of %v)", w, c.outcomes.Words())
+	}
+	env.Outcome = canonical.Outcome(o)
+	return nil
+}
+
+// decodeRequestID reads the id of the request a response answers: at the
+// top level in the guide's shape, in content in the spec's. When both are
+// present the one the shape does not use is kept as an extra member.
+func (c *Codec) decodeRequestID(env *canonical.Envelope, top, inContent gjson.Result) error {
+	primary, primaryPath := inContent, "content.requestId"
+	other, otherParent := top, ""
+	if env.Origin.Form == FormGuide {
+		primary, primaryPath = top, "requestId"
+		other, otherParent = inContent, "content"
+	}
+	if !primary.Exists() {
+		primary, primaryPath = other, dialects.Join(otherParent, "requestId")
+		other = gjson.Result{}
+	}
+	if other.Exists() {
+		dialects.Keep(env, Name, otherParent, "requestId", other.Raw)
+	}
+	if !primary.Exists() {
+		return nil
+	}
+	var err error
+	env.InReplyTo, err = c.r.String(primaryPath, primary, false)
+	return err
+}
+
+// decodeError reads content.error. Error codes are an open vocabulary: a
+// word with no canonical meaning leaves Code empty; the word is kept in
+// Origin.Words either way.
+func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
+	if err := c.r.Object("content.error", v); err != nil {
+		return err
+	}
+	e := &canonical.Error{}
+	env.Error = e
+	var err error
+	v.ForEach(func(k, m gjson.Result) bool {
+		switch k.Str {
+		case "code":
+			var w string
+			if w, err = c.r.String("content.error.code", m, false); err == nil {
+				if code, ok := c.errs.Canonical(w); ok {
+					e.Code = canonical.ErrorCode(code)
+				}
+				env.Origin.SetWord(canonical.KindError, w)
+			}
+		case "message":
+			e.Message, err = c.r.String("content.error.message", m, false)
+		case "details":
+			e.Details = canonical.JSON(m.Raw)
+		default:
+			dialects.Keep(env, Name, "content.error", k.Str, m.Raw)
+		}
+		return err == nil
+	})
+	return err
+}

@@ -1,0 +1,451 @@
+package fuse
+
+import (
+	"fmt"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// version is the protocol version written on messages from other dialects.
+const version = "1.0"
+
+// encoding is what Encode decided about one envelope before writing it.
+type encoding struct {
+	env *canonical.Envelope
+	ctx *dialects.EncodeContext
+	// own is true when the envelope came from fuse: it is written back as
+	// it was, with no required field filled.
+	own bool
+	// act is the act the message expresses (a result with outcome failure
+	// is written as a failure).
+	act     canonical.Act
+	shape   shape
+	msgType string
+	// guide is true for a response written in the upstream guide's shape.
+	guide bool
+}
+
+// Encode appends env as a fuse message to dst.
+func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.EncodeContext) ([]byte, error) {
+	e, err := c.plan(env, ctx)
+	if err != nil {
+		return dst, err
+	}
+	dialects.ReportLosses(ctx, env, Name, holds(e.act))
+
+	w := jsonw.New(dst)
+	w.Open()
+	switch {
+	case !e.own:
+		w.StringField("version", version)
+	case env.Origin.Version != "":
+		w.StringField("version", env.Origin.Version)
+	}
+	w.Key("messageType")
+	w.String(e.msgType)
+	id := env.ID
+	if id == "" && !e.own {
+		id = ctx.ID()
+	}
+	w.StringField("id", id)
+	if e.guide {
+		w.StringField("requestId", env.InReplyTo)
+	}
+	w.StringField("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, false, !e.own)))
+	c.writeSource(&w, &e)
+	c.writeTarget(&w, &e)
+	c.writeAuthentication(&w, &e)
+	c.writeExtensions(&w, &e)
+
+	w.Key("content")
+	w.Open()
+	switch e.shape {
+	case shapeRequest, shapeDiscovery:
+		c.writeRequest(&w, &e)
+	case shapeResult:
+		c.writeResult(&w, &e)
+	case shapeError:
+		c.writeError(&w, &e)
+	case shapeCapsReply:
+		c.writeRequestID(&w, &e)
+		w.Key("capabilities")
+		c.writeCapabilities(&w, env, ctx)
+	case shapeCapsEvent:
+		if !hasExtra(env, "content", "eventType") {
+			w.StringField("eventType", CapabilitiesEvent)
+		}
+		w.Key("capabilities")
+		c.writeCapabilities(&w, env, ctx)
+	case shapeEvent:
+		c.writeEvent(&w, &e)
+	}
+	dialects.WriteExtras(&w, env, Name, "content")
+	w.Close()
+
+	c.writeMetadata(&w, &e)
+	dialects.WriteExtras(&w, env, Name, "")
+	w.Close()
+	return w.Buf, nil
+}
+
+// plan chooses the message type and content layout for env's act.
+func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (encoding, error) {
+	e := encoding{env: env, ctx: ctx, own: env.Origin.Dialect == Name, act: env.Act}
+	base := canonical.ActResult
+	switch {
+	case env.Act == canonical.ActQueryCapabilities:
+		e.shape, base = shapeDiscovery, canonical.ActRequest
+	case env.Act == canonical.ActInformCapabilities:
+		e.shape = shapeCapsReply
+		if c.capsAsEvent(&e) {
+			e.shape, base = shapeCapsEvent, canonical.ActEvent
+		}
+	case env.Act.IsError():
+		e.shape = shapeError
+	case env.Act == canonical.ActResult && env.Outcome == canonical.OutcomeFailure:
+		e.act, e.shape = canonical.ActFailure, shapeError
+		ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
+			"fuse has no result that failed: wrote an error response (act failure)")
+	default:
+		w, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
+		if !ok {
+			return e, dialects.Errorf(Name, "", "cannot express act %q: fuse has no message type for it", env.Act)
+		}
+		a, _ := c.acts.Canonical(w)
+		e.msgType, e.shape = w, shapeOf(canonical.Act(a))
+	}
+	if e.msgType == "" {
+		w, _, ok := c.acts.Word(string(base))
+		if !ok {
+			return e, dialects.Errorf(Name, "", "cannot express act %q: the act table has no word for %s", env.Act, base)
+		}
+		e.msgType = w
+	}
+	switch e.shape {
+	case shapeResult, shapeError, shapeCapsReply:
+		e.guide = e.own && env.Origin.Form == FormGuide
+	}
+	return e, nil
+}
+
+// capsAsEvent reports whether a capability declaration goes as an event:
+// as it came when it came from fuse, else when it answers no message.
+func (c *Codec) capsAsEvent(e *encoding) bool {
+	if w := e.env.Origin.Word(Name, canonical.KindAct); w != "" {
+		a, _ := c.acts.Canonical(w)
+		return a == string(canonical.ActEvent)
+	}
+	return e.env.InReplyTo == ""
+}
+
+func (c *Codec) writeSource(w *jsonw.Writer, e *encoding) {
+	s := e.env.Sender
+	if e.own && s.ID == "" && s.Name == "" {
+		return
+	}
+	if s.ID == "" && !e.own {
+		s.ID = "unknown"
+		e.ctx.Fill(canonical.CSender, "source.agentId", s.ID)
+	}
+	w.Key("source")
+	w.Open()
+	w.StringField("agentId", s.ID)
+	w.StringField("name", s.Name)
+	dialects.WriteExtras(w, e.env, Name, "source")
+	w.Close()
+}
+
+func (c *Codec) writeTarget(w *jsonw.Writer, e *encoding) {
+	r := e.env.Receiver
+	event := e.shape == shapeEvent || e.shape == shapeCapsEvent
+	switch r.Kind {
+	case canonical.AddressAgent:
+		if r.ID == "" && !e.own {
+			r.ID = "unknown"
+			e.ctx.Fill(canonical.CReceiver, "target.agentId", r.ID)
+		}
+		w.Key("target")
+		w.Open()
+		w.StringField("agentId", r.ID)
+		w.StringField("name", r.Name)
+		dialects.WriteExtras(w, e.env, Name, "target")
+		w.Close()
+		return
+	case canonical.AddressTopic:
+		if event {
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+				fmt.Sprintf("fuse events go to the subscribers of their eventType; topic %q not written", r.ID))
+		} else {
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+				fmt.Sprintf("fuse has no topics; topic %q not written (no target)", r.ID))
+		}
+	case canonical.AddressBroadcast:
+		if !event {
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+				"fuse sends only events to all; written with no target")
+		}
+	}
+	if r.Name != "" {
+		e.ctx.Lose(dialects.Dropped, canonical.CReceiverName, string(canonical.CReceiverName),
+			fmt.Sprintf("fuse names only target agents; receiver name %q not written", r.Name))
+	}
+}
+
+func (c *Codec) writeAuthentication(w *jsonw.Writer, e *encoding) {
+	a := e.env.Authentication
+	if a == "" {
+		return
+	}
+	w.Key("authentication")
+	if e.own || dialects.IsObject(a) {
+		w.Raw(string(a))
+		return
+	}
+	dialects.Approximate(e.ctx, canonical.CAuthentication, Name, clip(string(a)), `{"value": ...}`)
+	wrap(w, string(a))
+}
+
+// writeExtensions writes the extensions array; from another dialect, a
+// value that is not an array of objects is wrapped into one.
+func (c *Codec) writeExtensions(w *jsonw.Writer, e *encoding) {
+	x := e.env.Extensions
+	if x == "" {
+		return
+	}
+	w.Key("extensions")
+	v := gjson.Parse(string(x))
+	if e.own || (v.IsArray() && allObjects(v)) {
+		w.Raw(string(x))
+		return
+	}
+	dialects.Approximate(e.ctx, canonical.CExtensions, Name, clip(string(x)), "an array of extension objects")
+	w.OpenArray()
+	if v.IsArray() {
+		v.ForEach(func(_, item gjson.Result) bool {
+			objectOrWrap(w, item.Raw)
+			return true
+		})
+	} else {
+		objectOrWrap(w, string(x))
+	}
+	w.CloseArray()
+}
+
+func allObjects(v gjson.Result) bool {
+	ok := true
+	v.ForEach(func(_, item gjson.Result) bool {
+		ok = item.IsObject()
+		return ok
+	})
+	return ok
+}
+
+// writeMetadata writes metadata: the Metadata object's members with
+// correlationId and sessionId put back in.
+func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	if env.Metadata == "" && env.CorrelationID == "" && env.SessionID == "" {
+		return
+	}
+	w.Key("metadata")
+	w.Open()
+	if m := env.Metadata; m != "" {
+		if dialects.IsObject(m) {
+			gjson.Parse(string(m)).ForEach(func(k, v gjson.Result) bool {
+				if lifted := k.Str == "correlationId" || k.Str == "sessionId"; lifted && !e.own {
+					// Written below from the envelope's own fields.
+					if v.Type != gjson.String || (k.Str == "correlationId" && env.CorrelationID != "") || (k.Str == "sessionId" && env.SessionID != "") {
+						e.ctx.Lose(dialects.Dropped, canonical.CMetadata, "metadata."+k.Str,
+							fmt.Sprintf("fuse keeps metadata.%s for the envelope's own id; %s not written", k.Str, clip(v.Raw)))
+						return true
+					}
+				}
+				w.Key(k.Str)
+				w.Raw(v.Raw)
+				return true
+			})
+		} else {
+			dialects.Approximate(e.ctx, canonical.CMetadata, Name, clip(string(m)), `{"value": ...}`)
+			w.Key("value")
+			w.Raw(string(m))
+		}
+	}
+	w.StringField("correlationId", env.CorrelationID)
+	w.StringField("sessionId", env.SessionID)
+	w.Close()
+}
+
+func (c *Codec) writeRequest(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	op := env.Operation
+	if e.shape == shapeDiscovery {
+		op = canonical.Operation{Capability: DiscoveryCapability, Name: ListCapabilitiesAction}
+	} else if op.Capability == "" && op.Name == "" && !e.own {
+		op.Name = string(env.Act)
+		e.ctx.Fill(canonical.COperation, "content.action", op.Name)
+	}
+	w.StringField("capability", op.Capability)
+	w.StringField("action", op.Name)
+	c.objectField(w, e, "parameters", env.Arguments, canonical.CArguments)
+	w.StringField("contextId", env.ConversationID)
+}
+
+func (c *Codec) writeEvent(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	name := env.Operation.Name
+	if name == "" && !e.own {
+		name = "event"
+		e.ctx.Fill(canonical.COperation, "content.eventType", name)
+	}
+	w.StringField("eventType", name)
+	c.objectField(w, e, "data", env.Arguments, canonical.CArguments)
+}
+
+// writeRequestID writes content.requestId, the request a spec-shaped
+// response answers. A reply from another dialect that quotes none gets its
+// correlation id, else its task id, else "unknown".
+func (c *Codec) writeRequestID(w *jsonw.Writer, e *encoding) {
+	if e.guide {
+		return // at the top level
+	}
+	env := e.env
+	id := env.InReplyTo
+	if id == "" && !e.own {
+		switch {
+		case env.CorrelationID != "":
+			id = env.CorrelationID
+		case env.TaskID != "":
+			id = env.TaskID
+		default:
+			id = "unknown"
+		}
+		e.ctx.Fill(canonical.CInReplyTo, "content.requestId", id)
+	}
+	w.StringField("requestId", id)
+}
+
+// writeResult writes a successful response in the spec's shape, or the
+// guide's for a message that came in it.
+func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	if e.guide {
+		if env.Outcome != "" {
+			w.Key("success")
+			w.Bool(env.Outcome != canonical.OutcomeFailure)
+		}
+		w.RawField("result", string(env.Result))
+		return
+	}
+	switch {
+	case env.Outcome != "":
+		if s, ok := dialects.Word(e.ctx, env, Name, c.outcomes, string(env.Outcome), canonical.COutcome); ok {
+			w.StringField("status", s)
+		}
+	case !e.own:
+		if s, _, ok := c.outcomes.Word(string(canonical.OutcomeSuccess)); ok {
+			e.ctx.Fill(canonical.COutcome, "content.status", s)
+			w.StringField("status", s)
+		}
+	}
+	w.RawField("data", string(env.Result))
+	c.writeRequestID(w, e)
+}
+
+// writeError writes an error response: status error (or success false in
+// the guide's shape) and the error object.
+func (c *Codec) writeError(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	if env.Outcome != "" || !e.own {
+		if e.guide {
+			w.Key("success")
+			w.Bool(false)
+		} else if s, _, ok := c.outcomes.Word(string(canonical.OutcomeFailure)); ok {
+			w.StringField("status", s)
+		}
+	}
+	if env.Error != nil || !e.own {
+		w.Key("error")
+		c.writeErrorObject(w, e)
+	}
+	c.writeRequestID(w, e)
+}
+
+func (c *Codec) writeErrorObject(w *jsonw.Writer, e *encoding) {
+	env := e.env
+	er := env.Error
+	if er == nil {
+		er = &canonical.Error{}
+	}
+	w.Open()
+	code := er.Code
+	if word := env.Origin.Word(Name, canonical.KindError); word != "" && code == "" {
+		w.StringField("code", word) // a word of the source's own with no canonical meaning
+	} else {
+		if code == "" && !e.own {
+			code = canonical.DefaultErrorCode(e.act)
+		}
+		if code != "" {
+			word, _ := dialects.Word(e.ctx, env, Name, c.errs, string(code), canonical.CErrorCode)
+			w.StringField("code", word)
+		}
+	}
+	if back := errorAct(code); back != e.act {
+		e.ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
+			fmt.Sprintf("fuse tells refuse, failure and not-understood apart by error code only: %s with code %s reads back as %s", e.act, code, back))
+	}
+	msg := er.Message
+	if msg == "" && !e.own {
+		msg = string(code)
+		e.ctx.Fill(canonical.CErrorMessage, "content.error.message", msg)
+	}
+	w.StringField("message", msg)
+	w.RawField("details", string(er.Details))
+	dialects.WriteExtras(w, env, Name, "content.error")
+	w.Close()
+}
+
+// objectField writes key with raw. fuse types parameters and event data as
+// objects: from another dialect, any other value is wrapped as
+// {"value": raw} and reported.
+func (c *Codec) objectField(w *jsonw.Writer, e *encoding, key string, raw canonical.JSON, concept canonical.Concept) {
+	if raw == "" {
+		return
+	}
+	w.Key(key)
+	if e.own || dialects.IsObject(raw) {
+		w.Raw(string(raw))
+		return
+	}
+	dialects.Approximate(e.ctx, concept, Name, clip(string(raw)), `{"value": ...}`)
+	wrap(w, string(raw))
+}
+
+// wrap writes {"value": raw}.
+func wrap(w *jsonw.Writer, raw string) {
+	w.Open()
+	w.Key("value")
+	w.Raw(raw)
+	w.Close()
+}
+
+// objectOrWrap writes raw when it is an object, else {"value": raw}.
+func objectOrWrap(w *jsonw.Writer, raw string) {
+	if dialects.IsObject(canonical.JSON(raw)) {
+		w.Raw(raw)
+		return
+	}
+	wrap(w, raw)
+}
+
+// hasExtra reports whether env keeps a fuse member key at parent.
+func hasExtra(env *canonical.Envelope, parent, key string) bool {
+	for _, f := range env.Extra {
+		if f.Dialect == Name && f.Parent == parent && f.Key == key {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package fuse
+
+import (
+	"strconv"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/tidwall/gjson"
+)
+
+// Validate checks msg against the fuse schema and the rules of the spec that
+// a schema cannot say as plainly. The envelope members (version, id, source,
+// timestamp) stay optional: the spec's own examples leave them out.
+func (c *Codec) Validate(msg []byte) []dialects.Problem {
+	if !gjson.ValidBytes(msg) {
+		return []dialects.Problem{{Message: "not valid JSON"}}
+	}
+	root := gjson.ParseBytes(msg)
+	var rules []dialects.Problem
+	add := func(path, format string, args ...any) {
+		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
+	}
+	duplicates(root, "", add)
+	content := root.Get("content")
+	if !root.IsObject() || !content.IsObject() {
+		return dialects.MergeProblems(rules, c.schema.Check(msg))
+	}
+	act, _ := c.acts.Canonical(root.Get("messageType").Str)
+	switch shapeOf(canonical.Act(act)) {
+	case shapeRequest:
+		if nonEmpty(content.Get("capability")) == "" && nonEmpty(content.Get("action")) == "" {
+			add("content", "a request must name a capability or an action")
+		}
+	case shapeResult:
+		c.validateResponse(root, content, add)
+	}
+	return dialects.MergeProblems(rules, c.schema.Check(msg))
+}
+
+// validateResponse checks that a response quotes its request, states how it
+// ended, and describes an error it reports.
+func (c *Codec) validateResponse(root, content gjson.Result, add func(path, format string, args ...any)) {
+	if nonEmpty(content.Get("requestId")) == "" && nonEmpty(root.Get("requestId")) == "" {
+		add("content.requestId", "a response must carry the id of the request it answers (content.requestId, or requestId at the top level)")
+	}
+	if content.Get("capabilities").Exists() {
+		return
+	}
+	status, success := content.Get("status"), content.Get("success")
+	if !status.Exists() && !success.Exists() {
+		add("content.status", "a response must say how the request ended (content.status, or content.success)")
+		return
+	}
+	o, _ := c.outcomes.Canonical(status.Str)
+	if o != string(canonical.OutcomeFailure) && success.Type != gjson.False {
+		return
+	}
+	e := content.Get("error")
+	if !e.IsObject() {
+		add("content.error", "an error response must describe the error (an object with code and message)")
+		return
+	}
+	if nonEmpty(e.Get("code")) == "" {
+		add("content.error.code", "an error response must give an error code")
+	}
+	if nonEmpty(e.Get("message")) == "" {
+		add("content.error.message", "an error response must give an error message")
+	}
+}
+
+// nonEmpty returns v's text when v is a non-empty string.
+func nonEmpty(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
+}
+
+// Detect scores msg as fuse: messageType is its mark, with content, source
+// and target objects beside it.
+func (c *Codec) Detect(msg []byte) int {
+	r := gjson.GetManyBytes(msg, "messageType", "content", "source", "target")
+	if r[0].Type != gjson.String {
+		return 0
+	}
+	score := 1
+	if _, ok := c.acts.Canonical(r[0].Str); ok {
+		score += 2
+	}
+	if r[1].IsObject() {
+		score++
+	}
+	if r[2].IsObject() || r[3].IsObject() {
+		score++
+	}
+	return score
+}
+
+// duplicates reports every object member whose name occurs twice in its
+// object: readers disagree on which one counts (the decoder takes the last,
+// path lookups the first), so such a message means nothing certain.
+func duplicates(v gjson.Result, path string, add func(path, format string, args ...any)) {
+	switch {
+	case v.IsObject():
+		var seen map[string]bool
+		v.ForEach(func(k, m gjson.Result) bool {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			at := dialects.Join(path, k.Str)
+			if seen[k.Str] {
+				add(at, "member %q occurs more than once", k.Str)
+			}
+			seen[k.Str] = true
+			duplicates(m, at, add)
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, m gjson.Result) bool {
+			duplicates(m, dialects.Join(path, strconv.Itoa(i)), add)
+			i++
+			return true
+		})
+	}
+}

@@ -1,0 +1,76 @@
+// Command benchratio reads `go test -bench` output and prints each
+// translation's speed as a ratio to the encoding/json map baseline measured
+// in the same run (BenchmarkBaselineMap/<source dialect>). With -min it
+// exits 1 when a pair is slower than that ratio.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+var line = regexp.MustCompile(`^Benchmark(\w+)/(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
+
+func main() {
+	min := flag.Float64("min", 0, "fail when a translation is less than this many times faster than the baseline")
+	flag.Parse()
+	os.Exit(report(os.Stdin, os.Stdout, *min))
+}
+
+// report reads benchmark lines from r, writes the ratio table to w and
+// returns the exit code.
+func report(r io.Reader, w io.Writer, min float64) int {
+	ns := map[string]map[string]float64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[4], 64)
+		if err != nil {
+			continue
+		}
+		if ns[m[1]] == nil {
+			ns[m[1]] = map[string]float64{}
+		}
+		ns[m[1]][m[2]] = v
+	}
+	base, tr := ns["BaselineMap"], ns["Translate"]
+	if len(base) == 0 || len(tr) == 0 {
+		fmt.Fprintln(w, "benchratio: no BaselineMap or Translate results in the input")
+		return 1
+	}
+	pairs := make([]string, 0, len(tr))
+	for p := range tr {
+		pairs = append(pairs, p)
+	}
+	sort.Strings(pairs)
+	code, worst := 0, 0.0
+	fmt.Fprintf(w, "%-24s %12s %12s %8s\n", "pair", "translate", "baseline", "ratio")
+	for _, p := range pairs {
+		from, _, _ := strings.Cut(p, "_to_")
+		b, ok := base[from]
+		if !ok {
+			continue
+		}
+		ratio := b / tr[p]
+		flag := ""
+		if min > 0 && ratio < min {
+			flag, code = "  < "+strconv.FormatFloat(min, 'f', -1, 64)+"x", 1
+		}
+		if worst == 0 || ratio < worst {
+			worst = ratio
+		}
+		fmt.Fprintf(w, "%-24s %9.0f ns %9.0f ns %7.1fx%s\n", p, tr[p], b, ratio, flag)
+	}
+	fmt.Fprintf(w, "slowest pair: %.1fx the baseline\n", worst)
+	return code
+}

@@ -1,0 +1,139 @@
+package translate_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/translate"
+)
+
+// benchMessage reads the ~1 KB request of a dialect from testdata/bench.
+func benchMessage(b *testing.B, d string) []byte {
+	msg, err := os.ReadFile(filepath.Join("testdata", "bench", d+".json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return msg
+}
+
+// BenchmarkDecode decodes each dialect's bench message.
+func BenchmarkDecode(b *testing.B) {
+	reg := builtin.Default()
+	for _, d := range builtin.Names {
+		c, _ := reg.Lookup(d)
+		msg := benchMessage(b, d)
+		b.Run(d, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Decode(msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncode encodes each dialect's decoded bench message back into
+// the dialect, into a reused buffer.
+func BenchmarkEncode(b *testing.B) {
+	reg := builtin.Default()
+	for _, d := range builtin.Names {
+		c, _ := reg.Lookup(d)
+		msg := benchMessage(b, d)
+		env, err := c.Decode(msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(d, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			buf := make([]byte, 0, 4096)
+			ctx := &dialects.EncodeContext{}
+			for b.Loop() {
+				ctx.Losses = ctx.Losses[:0]
+				if buf, err = c.Encode(buf[:0], env, ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTranslate translates each dialect's bench message into every
+// dialect (25 ordered pairs), decode and encode, into a reused buffer.
+func BenchmarkTranslate(b *testing.B) {
+	tr := translate.Translator{Registry: builtin.Default()}
+	for _, from := range builtin.Names {
+		msg := benchMessage(b, from)
+		for _, to := range builtin.Names {
+			b.Run(from+"_to_"+to, func(b *testing.B) {
+				b.SetBytes(int64(len(msg)))
+				b.ReportAllocs()
+				buf := make([]byte, 0, 4096)
+				ctx := &dialects.EncodeContext{}
+				for b.Loop() {
+					res, err := tr.Translate(buf[:0], from, to, msg, translate.Options{Context: ctx})
+					if err != nil {
+						b.Fatal(err)
+					}
+					buf = res.Output
+				}
+			})
+		}
+	}
+}
+
+// renames is the baseline's field renaming: about as many names as a
+// translation rewrites.
+var renames = map[string]string{
+	"message_id": "messageId", "messageId": "message_id", "id": "message_id",
+	"sender": "source", "sender_id": "source", "source": "sender_id",
+	"receiver": "target", "receiver_id": "destination", "target": "receiver_id", "destination": "receiver_id",
+	"timestamp": "time", "payload": "body", "body": "payload", "content": "payload", "header": "envelope",
+	"task_parameters": "arguments", "arguments": "parameters", "parameters": "arguments", "payload.content": "body",
+	"task_type": "tool_name", "tool_name": "action", "action": "tool_name", "capability": "group",
+	"priority": "urgency", "performative": "type", "message_type": "type", "messageType": "type", "type": "kind",
+}
+
+// BenchmarkBaselineMap is DESIGN.md section 8's baseline, measured on the
+// same messages in the same run: encoding/json into map[string]any,
+// renaming the fields of the envelope and its payload, and back.
+func BenchmarkBaselineMap(b *testing.B) {
+	for _, d := range builtin.Names {
+		msg := benchMessage(b, d)
+		b.Run(d, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var m map[string]any
+				if err := json.Unmarshal(msg, &m); err != nil {
+					b.Fatal(err)
+				}
+				out := renameKeys(m, 2)
+				if _, err := json.Marshal(out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// renameKeys renames the members of m and of its objects depth levels down.
+func renameKeys(m map[string]any, depth int) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if n, ok := renames[k]; ok {
+			k = n
+		}
+		if sub, ok := v.(map[string]any); ok && depth > 0 {
+			v = renameKeys(sub, depth-1)
+		}
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+// Package translate turns a message of one dialect into a message of
+// another: decode with the source codec, encode with the target's, and say
+// what the target could not hold.
+package translate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+)
+
+// Auto asks Translate to detect the source dialect.
+const Auto = "auto"
+
+// Translator translates between the dialects of a registry.
+type Translator struct {
+	Registry *dialects.Registry
+}
+
+// Options adjust one translation.
+type Options struct {
+	// Strict makes data the target cannot hold (dropped or approximated)
+	// an error instead of a warning.
+	Strict bool
+	// Context supplies the clock and ids encoders use; nil means the real
+	// clock and random ids.
+	Context *dialects.EncodeContext
+}
+
+// Result is a translated message.
+type Result struct {
+	// From and To are the source and target dialects.
+	From, To string
+	// Envelope is the message in canonical form.
+	Envelope *canonical.Envelope
+	// Output is the message in the target dialect.
+	Output []byte
+	// Losses are what the target could not hold, or held approximately,
+	// and the required values it had to fill in.
+	Losses []dialects.Loss
+}
+
+// LossError is the error of a strict translation that lost data.
+type LossError struct {
+	From, To string
+	Losses   []dialects.Loss
+}
+
+func (e *LossError) Error() string {
+	parts := make([]string, 0, len(e.Losses))
+	for _, l := range e.Losses {
+		parts = append(parts, l.String())
+	}
+	return fmt.Sprintf("%s -> %s loses data: %s", e.From, e.To, strings.Join(parts, "; "))
+}
+
+// Codec returns the codec of a dialect, or an error naming the known ones.
+func (t *Translator) Codec(name string) (dialects.Codec, error) {
+	c, ok := t.Registry.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown dialect %q (known: %s)", name, strings.Join(t.Registry.Names(), ", "))
+	}
+	return c, nil
+}
+
+// Source returns the codec to decode msg with: from's, or the detected one
+// when from is Auto.
+func (t *Translator) Source(from string, msg []byte) (dialects.Codec, error) {
+	if from == Auto {
+		return t.Registry.Detect(msg)
+	}
+	return t.Codec(from)
+}
+
+// Translate decodes msg as from (or detects it) and encodes it as to,
+// appending to dst.
+func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Options) (Result, error) {
+	src, err := t.Source(from, msg)
+	if err != nil {
+		return Result{}, err
+	}
+	dstCodec, err := t.Codec(to)
+	if err != nil {
+		return Result{}, err
+	}
+	env, err := src.Decode(msg)
+	if err != nil {
+		return Result{}, err
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = &dialects.EncodeContext{}
+	}
+	ctx.Losses = ctx.Losses[:0]
+	out, err := dstCodec.Encode(dst, env, ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{From: src.Name(), To: to, Envelope: env, Output: out, Losses: ctx.Losses}
+	if opts.Strict {
+		var lost []dialects.Loss
+		for _, l := range res.Losses {
+			if l.Kind != dialects.Filled {
+				lost = append(lost, l)
+			}
+		}
+		if len(lost) > 0 {
+			return res, &LossError{From: res.From, To: to, Losses: lost}
+		}
+	}
+	return res, nil
+}
