@@ -124,10 +124,29 @@ type Loss struct {
 	// Path names the field: for CExtra the member's path in the source
 	// message, otherwise the concept's name.
 	Path string
-	// Detail says what happened, with the value.
+	// Detail says what happened, with the value; Message renders it.
 	Detail string
+
+	// Dropped concepts are reported on every translation, so their text is
+	// only made when asked for: from these.
+	env    *canonical.Envelope
+	field  *canonical.Field
+	target string
+}
+
+// Message says what happened to the data, with its value.
+func (l Loss) Message() string {
+	switch {
+	case l.Detail != "":
+		return l.Detail
+	case l.field != nil:
+		return fmt.Sprintf("%s has no place for %s member %s = %s", l.target, l.field.Dialect, l.field.Path(), clip(string(l.field.Value)))
+	case l.env != nil:
+		return fmt.Sprintf("%s has no place for %s %s (act %s)", l.target, l.Concept, l.env.Describe(l.Concept), l.env.Act)
+	}
+	return ""
 }
 
 func (l Loss) String() string {
-	return fmt.Sprintf("%s %s: %s", l.Kind, l.Path, l.Detail)
+	return fmt.Sprintf("%s %s: %s", l.Kind, l.Path, l.Message())
 }

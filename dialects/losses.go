@@ -17,19 +17,19 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 		if c == canonical.CExtra || holds.Has(c) || !env.Has(c) {
 			continue
 		}
-		ctx.Lose(Dropped, c, string(c), fmt.Sprintf("%s has no place for %s %s (act %s)", target, c, env.Describe(c), env.Act))
+		ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: string(c), env: env, target: target})
 	}
-	for _, f := range env.Extra {
-		if f.Dialect != target {
-			ctx.Lose(Dropped, canonical.CExtra, f.Path(), fmt.Sprintf("%s has no place for %s member %s = %s", target, f.Dialect, f.Path(), clip(string(f.Value))))
+	for i := range env.Extra {
+		if f := &env.Extra[i]; f.Dialect != target {
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: canonical.CExtra, Path: f.Path(), field: f, target: target})
 		}
 	}
 }
 
-// Approximate records that concept was written as the nearest thing the
-// target dialect has.
+// Approximate records that concept's value from could not be written as it
+// is, and to, the nearest thing the target dialect has, was written instead.
 func Approximate(ctx *EncodeContext, c canonical.Concept, target, from, to string) {
-	ctx.Lose(Approximated, c, string(c), fmt.Sprintf("%s has no word for %s %s; wrote %s", target, c, from, to))
+	ctx.Lose(Approximated, c, string(c), fmt.Sprintf("%s cannot write %s %s as it is; wrote %s", target, c, from, to))
 }
 
 // WriteExtras writes the members of env.Extra that belong to dialect and sit

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -63,13 +66,21 @@ func (s *Schema) Check(msg []byte) []Problem {
 	if err := s.Err(); err != nil {
 		return []Problem{{Message: err.Error()}}
 	}
+	if !utf8.Valid(msg) {
+		// Parsers replace invalid bytes differently, so two distinct
+		// member names could become one.
+		return []Problem{{Message: "not valid UTF-8"}}
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(msg))
 	if err != nil {
 		return []Problem{{Message: "not valid JSON: " + err.Error()}}
 	}
+	// A member given twice is read differently by different parsers (gjson
+	// takes the first, most others the last): such a message is not valid.
+	dups := DuplicateMembers(msg)
 	err = s.sch.Validate(inst)
 	if err == nil {
-		return nil
+		return dups
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
@@ -92,6 +103,41 @@ func (s *Schema) Check(msg []byte) []Problem {
 		}
 	}
 	walk(ve)
+	out = append(dups, out...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// DuplicateMembers returns a problem for every object member of msg whose
+// name appears more than once in its object.
+func DuplicateMembers(msg []byte) []Problem {
+	var out []Problem
+	var walk func(v gjson.Result, path string)
+	walk = func(v gjson.Result, path string) {
+		switch {
+		case v.IsObject():
+			var seen map[string]bool
+			v.ForEach(func(k, m gjson.Result) bool {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				p := Join(path, k.Str)
+				if seen[k.Str] {
+					out = append(out, Problem{Path: p, Message: "member given more than once"})
+				}
+				seen[k.Str] = true
+				walk(m, p)
+				return true
+			})
+		case v.IsArray():
+			i := 0
+			v.ForEach(func(_, m gjson.Result) bool {
+				walk(m, Join(path, strconv.Itoa(i)))
+				i++
+				return true
+			})
+		}
+	}
+	walk(gjson.ParseBytes(msg), "")
 	return out
 }

@@ -72,8 +72,12 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
-	if p := dst.Validate(out); len(p) != 0 {
-		t.Fatalf("output does not pass %s's schema and rules: %v\n%s", to, p, out)
+	// A message is written back into its own dialect as it was, so only a
+	// valid one must come out valid; into another dialect, always.
+	if to != s.dialect || len(src.Validate(s.Data)) == 0 {
+		if p := dst.Validate(out); len(p) != 0 {
+			t.Fatalf("output does not pass %s's schema and rules: %v\n%s", to, p, out)
+		}
 	}
 
 	// Warnings against the table.
@@ -191,6 +195,9 @@ func value(e *c.Envelope, cc c.Concept) string {
 	case c.CErrorSuggestions:
 		return raw(e.Error.SuggestedActions)
 	case c.CErrorCode:
+		if e.Error.Code == "" {
+			return "word " + e.Origin.Words[c.KindError]
+		}
 		return string(e.Error.Code)
 	case c.CTTL:
 		return e.TTL.D.String()

@@ -60,7 +60,7 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		if lossErr != nil && l.Kind != dialects.Filled {
 			level = "error"
 		}
-		fmt.Fprintf(stderr, "mcp-bridge: %s: %s -> %s: %s %s: %s\n", level, res.From, res.To, l.Kind, l.Path, l.Detail)
+		fmt.Fprintf(stderr, "mcp-bridge: %s: %s -> %s: %s %s: %s\n", level, res.From, res.To, l.Kind, l.Path, l.Message())
 	}
 	if lossErr != nil {
 		fmt.Fprintf(stderr, "mcp-bridge: %s: --strict: %d field(s) cannot be carried by %s\n", displayName(name), len(lossErr.Losses), res.To)

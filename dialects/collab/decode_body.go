@@ -113,7 +113,9 @@ func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Res
 // decodeResponse reads a RESPONSE body. body.status decides the act: a
 // success is a result; ERROR and TIMEOUT are a failure, or a refusal when
 // the error code is REJECTED. A response with no status but an error object
-// is a failure too.
+// is a failure too. An ERROR or TIMEOUT with no error object (absent or
+// null) but a non-null result is a failed result: act result, outcome
+// failure (the work was done and its goal not met).
 func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *layout) error {
 	var status, result, errv gjson.Result
 	body.ForEach(func(k, v gjson.Result) bool {
@@ -155,7 +157,8 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 		errObj = true
 	}
 
-	if env.Outcome != canonical.OutcomeFailure && (status.Exists() || !errObj) {
+	failedResult := env.Outcome == canonical.OutcomeFailure && !errObj && result.Exists() && result.Type != gjson.Null
+	if failedResult || (env.Outcome != canonical.OutcomeFailure && (status.Exists() || !errObj)) {
 		env.Act = canonical.ActResult
 		env.Result = canonical.JSON(result.Raw)
 		if errObj {

@@ -96,6 +96,17 @@ func TestDecodeSamples(t *testing.T) {
 			jsonEq(t, "Error.Details", e.Error.Details, `{"agent":"agent-indexer","consecutiveTimeouts":2}`)
 			want(t, e.Result, canonical.JSON(""))
 		}},
+		{"made_response_result_failed", func(t *testing.T, e *canonical.Envelope) {
+			want(t, e.Act, canonical.ActResult)
+			want(t, e.Outcome, canonical.OutcomeFailure)
+			want(t, e.Origin.Words[canonical.KindOutcome], "ERROR")
+			want(t, e.Origin.Form, "")
+			want(t, e.InReplyTo, "msg_5b07e2f3")
+			want(t, e.Error, (*canonical.Error)(nil))
+			jsonEq(t, "Result", e.Result, `{"suitesRun":3,"passed":0,"failed":3,"summary":"All three suites failed to start: fixture data for the orders table is missing"}`)
+			jsonEq(t, "Context", e.Context, `{"sessionId":"sess_123","taskId":"task_789"}`)
+			want(t, len(e.Extra), 0)
+		}},
 		{"made_response_rejected", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActRefuse)
 			want(t, e.Outcome, canonical.OutcomeFailure)
@@ -234,6 +245,16 @@ func TestDecodeResponseActs(t *testing.T) {
 		{`{"status":"TIMEOUT","error":{"message":"slow"}}`, canonical.ActFailure, canonical.OutcomeFailure, canonical.ErrTimeout, ""},
 		{`{"status":"TIMEOUT","error":{"code":"UNAVAILABLE","message":"gone"}}`, canonical.ActFailure, canonical.OutcomeFailure, canonical.ErrUnavailable, "UNAVAILABLE"},
 		{`{"error":{"code":"REJECTED","message":"no"}}`, canonical.ActRefuse, "", canonical.ErrRejected, "REJECTED"},
+		// Failed results: an error status, a result, no error object.
+		{`{"status":"ERROR","result":{"passed":0}}`, canonical.ActResult, canonical.OutcomeFailure, "", ""},
+		{`{"status":"TIMEOUT","result":{"passed":2}}`, canonical.ActResult, canonical.OutcomeFailure, "", ""},
+		{`{"status":"ERROR","result":"no match","error":null}`, canonical.ActResult, canonical.OutcomeFailure, "", ""},
+		// With an error object, or without a (non-null) result, a failure.
+		{`{"status":"ERROR","result":{"passed":0},"error":{"code":"INTERNAL","message":"crashed"}}`, canonical.ActFailure, canonical.OutcomeFailure, canonical.ErrInternal, "INTERNAL"},
+		{`{"status":"ERROR","result":{"passed":0},"error":{"code":"REJECTED","message":"no"}}`, canonical.ActRefuse, canonical.OutcomeFailure, canonical.ErrRejected, "REJECTED"},
+		{`{"status":"ERROR","result":{"passed":0},"error":{}}`, canonical.ActFailure, canonical.OutcomeFailure, "", ""},
+		{`{"status":"ERROR","result":null}`, canonical.ActFailure, canonical.OutcomeFailure, "", ""},
+		{`{"status":"TIMEOUT","result":null,"error":null}`, canonical.ActFailure, canonical.OutcomeFailure, canonical.ErrTimeout, ""},
 	}
 	for _, tt := range tests {
 		e := decode(t, []byte(`{"type":"RESPONSE","correlationId":"r-1","body":`+tt.body+`}`))
@@ -293,4 +314,36 @@ func TestDecodeLayouts(t *testing.T) {
 		e = decode(t, []byte(`{"type":"PUBLISH","destination":"`+d+`"}`))
 		want(t, e.Receiver, a)
 	}
+}
+
+// TestDecodeFailedResult covers a RESPONSE with an error status, a result
+// and no error object: a result whose outcome is failure, the status word
+// kept, the result read, no error.
+func TestDecodeFailedResult(t *testing.T) {
+	tests := []struct{ body, status, result, form string }{
+		{`{"status":"ERROR","result":{"passed":0}}`, "ERROR", `{"passed":0}`, "flat"},
+		{`{"status":"TIMEOUT","result":[1,2]}`, "TIMEOUT", `[1,2]`, "flat"},
+		{`{"status":"ERROR","result":false,"error":null}`, "ERROR", `false`, "flat+null-error"},
+	}
+	for _, tt := range tests {
+		e := decode(t, []byte(`{"type":"RESPONSE","correlationId":"r-1","body":`+tt.body+`}`))
+		want(t, e.Act, canonical.ActResult)
+		want(t, e.Outcome, canonical.OutcomeFailure)
+		want(t, e.Origin.Words[canonical.KindOutcome], tt.status)
+		want(t, e.Origin.Form, tt.form)
+		want(t, e.Error, (*canonical.Error)(nil))
+		jsonEq(t, "Result", e.Result, tt.result)
+		want(t, e.InReplyTo, "r-1")
+		want(t, len(e.Extra), 0)
+	}
+}
+
+// TestDecodeUnknownCode checks that an error code collab has no meaning for
+// is kept as the sender's word, with no canonical code.
+func TestDecodeUnknownCode(t *testing.T) {
+	e := decode(t, []byte(`{"type":"RESPONSE","correlationId":"r-1","body":{"status":"ERROR","error":{"code":"API_ERROR","message":"upstream said no"}}}`))
+	want(t, e.Act, canonical.ActFailure)
+	want(t, e.Error.Code, canonical.ErrorCode(""))
+	want(t, e.Error.Message, "upstream said no")
+	want(t, e.Origin.Words[canonical.KindError], "API_ERROR")
 }

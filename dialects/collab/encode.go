@@ -27,7 +27,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	if err != nil {
 		return dst, err
 	}
-	act := c.writtenAct(env, ctx, sh)
+	act := c.writtenAct(env, ctx)
 	dialects.ReportLosses(ctx, env, Name, holds(act))
 
 	var l layout
@@ -116,14 +116,11 @@ func eventType(r canonical.Address) string {
 	return typeBroadcast
 }
 
-// writtenAct returns the act the message written will be read back as, for
-// the loss report, and reports where it differs from env's.
-func (c *Codec) writtenAct(env *canonical.Envelope, ctx *dialects.EncodeContext, sh shape) canonical.Act {
-	switch {
-	case env.Act == canonical.ActResult && env.Outcome == canonical.OutcomeFailure && sh == shapeResponse:
-		approximate(ctx, canonical.CAct, "collab has no result with outcome failure; wrote a RESPONSE with an error status, read back as failure")
-		return canonical.ActFailure
-	case env.Act == canonical.ActRequest && (env.Operation.Name == actionRegister || env.Operation.Name == actionFind):
+// writtenAct returns the act whose concepts the message carries, for the
+// loss report. A plain request named like a registry operation is reported:
+// a collab reader takes it for that operation.
+func (c *Codec) writtenAct(env *canonical.Envelope, ctx *dialects.EncodeContext) canonical.Act {
+	if env.Act == canonical.ActRequest && (env.Operation.Name == actionRegister || env.Operation.Name == actionFind) {
 		approximate(ctx, canonical.CAct, "collab reads a REQUEST of action %q as a registry operation, not a plain request", env.Operation.Name)
 	}
 	return env.Act

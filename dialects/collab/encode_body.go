@@ -112,17 +112,47 @@ func (c *Codec) writeResponse(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 	}
 	switch {
 	case !failed:
-		w.RawField("result", string(env.Result))
+		w.RawField("result", string(c.result(env, ctx, own)))
 	case l.nullResult:
 		w.Key("result")
 		w.Null()
 	}
-	if failed && !(own && bareError(env)) {
+	switch {
+	case failed && own && bareError(env) && keptResult(env):
+		// The error object was there, empty: without it the kept result
+		// would read back as a failed result.
+		w.Key("error")
+		w.Open()
+		w.Close()
+	case failed && !(own && bareError(env)):
 		c.writeError(w, env, ctx, act, own)
-	} else if l.nullError {
+	case l.nullError:
 		w.Key("error")
 		w.Null()
 	}
+}
+
+// result returns body.result of a result. A failed result is a RESPONSE
+// with an error status, a result and no error object; one from another
+// dialect with no result (or null) gets an empty object, filled, so that
+// it reads back as a result rather than a failure.
+func (c *Codec) result(env *canonical.Envelope, ctx *dialects.EncodeContext, own bool) canonical.JSON {
+	if own || env.Outcome != canonical.OutcomeFailure || (env.Result != "" && env.Result != "null") {
+		return env.Result
+	}
+	ctx.Fill(canonical.CResult, "body.result", "{}")
+	return "{}"
+}
+
+// keptResult reports whether a collab failure carried a non-null
+// body.result, kept as an extra.
+func keptResult(env *canonical.Envelope) bool {
+	for _, f := range env.Extra {
+		if f.Dialect == Name && f.Parent == "body" && f.Key == "result" {
+			return true
+		}
+	}
+	return false
 }
 
 // status returns body.status: the error status for an error act, else the
@@ -216,12 +246,10 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 	}
 	code := e.Code
 	if code == "" {
-		code = canonical.DefaultErrorCode(act)
 		if foreign := env.Origin.Words[canonical.KindError]; foreign != "" && !own {
-			word := c.codeWord(code)
-			approximate(ctx, canonical.CErrorCode, "collab has no word for %s error code %q; wrote %s", env.Origin.Dialect, foreign, word)
-			return word, true
+			return c.foreignCode(ctx, env, act, foreign), true
 		}
+		code = canonical.DefaultErrorCode(act)
 	}
 	word := c.codeWord(code)
 	refusal := act != canonical.ActFailure
@@ -240,6 +268,32 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 		}
 	}
 	return word, true
+}
+
+// foreignCode returns body.error.code for another dialect's error word that
+// has no canonical meaning. collab codes are an open vocabulary, so a
+// failure carries the word as it is. A refusal (or a message not
+// understood) is written REJECTED instead, and reported. A word collab
+// itself reads (a word of its table) would change the code: it is written
+// and reported, except one read as a refusal, which a failure cannot carry;
+// the word for a failed execution takes its place.
+func (c *Codec) foreignCode(ctx *dialects.EncodeContext, env *canonical.Envelope, act canonical.Act, foreign string) string {
+	if act != canonical.ActFailure {
+		word := c.codeWord(canonical.ErrRejected)
+		approximate(ctx, canonical.CErrorCode, "a collab refusal is an error with code %s; wrote it for %s error code %q", word, env.Origin.Dialect, foreign)
+		return word
+	}
+	meaning, known := c.errs.Canonical(foreign)
+	switch {
+	case !known:
+		return foreign
+	case meaning == string(canonical.ErrRejected):
+		word := c.codeWord(canonical.DefaultErrorCode(canonical.ActFailure))
+		approximate(ctx, canonical.CErrorCode, "collab reads %s error code %q as a refusal; wrote %s", env.Origin.Dialect, foreign, word)
+		return word
+	}
+	approximate(ctx, canonical.CErrorCode, "collab reads %s error code %q as %s", env.Origin.Dialect, foreign, meaning)
+	return foreign
 }
 
 // codeWord returns the table's word for an error code, exact or nearest;

@@ -129,20 +129,6 @@ func TestEncodeResponses(t *testing.T) {
 		want(t, msg.Get("body.status").Str, "SUCCESS")
 		want(t, len(lossOf(losses, canonical.COutcome)), 1)
 	})
-	t.Run("result with outcome failure", func(t *testing.T) {
-		env := foreign(canonical.ActResult)
-		env.InReplyTo = "req-1"
-		env.Outcome = canonical.OutcomeFailure
-		env.Result = `{"partialOutput":"x"}`
-		env.Error = &canonical.Error{Message: "tool failed"}
-		msg, back, losses := encode(t, env)
-		want(t, msg.Get("body.status").Str, "ERROR")
-		want(t, msg.Get("body.error.code").Str, "INTERNAL")
-		want(t, msg.Get("body.error.message").Str, "tool failed")
-		want(t, back.Act, canonical.ActFailure)
-		want(t, len(lossOf(losses, canonical.CAct)), 1)
-		want(t, len(lossOf(losses, canonical.CResult)), 1)
-	})
 	t.Run("failure timeout", func(t *testing.T) {
 		env := foreign(canonical.ActFailure)
 		env.InReplyTo = "req-1"
@@ -171,15 +157,6 @@ func TestEncodeResponses(t *testing.T) {
 		want(t, msg.Get("body.error.code").Str, "INTERNAL")
 		want(t, back.Act, canonical.ActFailure)
 		want(t, len(lossOf(losses, canonical.CAct)), 0)
-		want(t, len(lossOf(losses, canonical.CErrorCode)), 1)
-	})
-	t.Run("failure with a foreign word", func(t *testing.T) {
-		env := foreign(canonical.ActFailure)
-		env.InReplyTo = "req-1"
-		env.Origin.Words = map[string]string{canonical.KindError: "QUOTA"}
-		env.Error = &canonical.Error{Message: "over quota"}
-		msg, _, losses := encode(t, env)
-		want(t, msg.Get("body.error.code").Str, "INTERNAL")
 		want(t, len(lossOf(losses, canonical.CErrorCode)), 1)
 	})
 	t.Run("refuse", func(t *testing.T) {
@@ -340,6 +317,100 @@ func TestEncodeRefusesActs(t *testing.T) {
 	}
 }
 
+// TestEncodeFailedResult covers a result whose outcome is failure (the
+// work was done, its goal not met): a RESPONSE with an error status, the
+// result and no error object, read back as a result with outcome failure.
+func TestEncodeFailedResult(t *testing.T) {
+	tests := []struct {
+		name    string
+		result  canonical.JSON
+		err     *canonical.Error
+		written string // body.result
+		filled  bool   // result filled
+		dropped []canonical.Concept
+	}{
+		{"with a result", `{"output":"Test run failed"}`, nil, `{"output":"Test run failed"}`, false, nil},
+		{"with a non-object result", `"no match"`, nil, `"no match"`, false, nil},
+		{"with an error beside", `{"partialOutput":"x"}`, &canonical.Error{Code: canonical.ErrExecutionFailed, Message: "tool failed"}, `{"partialOutput":"x"}`,
+			false, []canonical.Concept{canonical.CErrorCode, canonical.CErrorMessage}},
+		{"without a result", "", nil, `{}`, true, nil},
+		{"with a null result", "null", nil, `{}`, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := foreign(canonical.ActResult)
+			env.InReplyTo = "req-1"
+			env.Outcome = canonical.OutcomeFailure
+			env.Result, env.Error = tt.result, tt.err
+			msg, back, losses := encode(t, env)
+			want(t, msg.Get("header.type").Str, "RESPONSE")
+			want(t, msg.Get("body.status").Str, "ERROR")
+			want(t, msg.Get("body.result").Raw, tt.written)
+			want(t, msg.Get("body.error").Exists(), false)
+			want(t, back.Act, canonical.ActResult)
+			want(t, back.Outcome, canonical.OutcomeFailure)
+			want(t, back.Error, (*canonical.Error)(nil))
+			want(t, len(lossOf(losses, canonical.CAct)), 0)
+			want(t, len(lossOf(losses, canonical.COutcome)), 0)
+			if l := lossOf(losses, canonical.CResult); tt.filled != (len(l) == 1 && l[0].Kind == dialects.Filled) || len(l) > 1 {
+				t.Errorf("result losses %v, want filled %v", l, tt.filled)
+			}
+			var dropped []canonical.Concept
+			for _, l := range losses {
+				if l.Kind == dialects.Dropped {
+					dropped = append(dropped, l.Concept)
+				}
+			}
+			want(t, dropped, tt.dropped)
+			if !tt.filled {
+				want(t, len(losses), len(tt.dropped))
+			}
+		})
+	}
+}
+
+// TestEncodeForeignErrorWord covers an error whose code is another
+// dialect's word with no canonical meaning (Code "", the word in
+// Origin.Words): a failure carries it verbatim; a refusal is REJECTED.
+func TestEncodeForeignErrorWord(t *testing.T) {
+	tests := []struct {
+		act     canonical.Act
+		word    string
+		code    string // body.error.code written
+		back    canonical.Act
+		backErr canonical.ErrorCode
+		approx  bool // error.code reported approximated
+	}{
+		{canonical.ActFailure, "API_ERROR", "API_ERROR", canonical.ActFailure, "", false},
+		{canonical.ActFailure, "QUOTA", "QUOTA", canonical.ActFailure, "", false},
+		{canonical.ActRefuse, "API_ERROR", "REJECTED", canonical.ActRefuse, canonical.ErrRejected, true},
+		{canonical.ActNotUnderstood, "PARSE_FAILED", "REJECTED", canonical.ActRefuse, canonical.ErrRejected, true},
+		// Words collab itself reads: a failure cannot be REJECTED; another
+		// word is written but now has a meaning.
+		{canonical.ActFailure, "REJECTED", "INTERNAL", canonical.ActFailure, canonical.ErrInternal, true},
+		{canonical.ActFailure, "UNAVAILABLE", "UNAVAILABLE", canonical.ActFailure, canonical.ErrUnavailable, true},
+	}
+	for _, tt := range tests {
+		env := foreign(tt.act)
+		env.Origin.Dialect = "fuse"
+		env.InReplyTo = "req-1"
+		env.Origin.Words = map[string]string{canonical.KindError: tt.word}
+		env.Error = &canonical.Error{Message: "upstream API returned 502"}
+		msg, back, losses := encode(t, env)
+		want(t, msg.Get("body.error.code").Str, tt.code)
+		want(t, msg.Get("body.error.message").Str, "upstream API returned 502")
+		want(t, back.Act, tt.back)
+		want(t, back.Error.Code, tt.backErr)
+		want(t, back.Origin.Words[canonical.KindError], tt.code)
+		if l := lossOf(losses, canonical.CErrorCode); (len(l) == 1) != tt.approx || len(l) > 1 || (len(l) == 1 && l[0].Kind != dialects.Approximated) {
+			t.Errorf("%s %s: error.code losses %v, want approximated %v", tt.act, tt.word, l, tt.approx)
+		}
+		if tt.act == canonical.ActFailure && !tt.approx && len(losses) != 0 {
+			t.Errorf("%s %s: losses %v, want none", tt.act, tt.word, losses)
+		}
+	}
+}
+
 // TestRoundTripVariants checks messages beyond the samples that must come
 // back exactly: layouts, nulls, open words and kept members.
 func TestRoundTripVariants(t *testing.T) {
@@ -352,6 +423,12 @@ func TestRoundTripVariants(t *testing.T) {
 		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":{"partial":1},"error":{"code":"QUOTA_EXCEEDED","message":"later","hint":"tomorrow"}}}`,
 		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":{"code":"","message":"m"}}}`,
 		`{"type":"RESPONSE","correlationId":"r","body":{"status":"SUCCESS","result":null,"error":{"code":"INTERNAL","message":"stale"}}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":{"passed":0}}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"TIMEOUT","result":[1],"error":null}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":{"passed":0},"error":{}}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"TIMEOUT","result":{"passed":0},"error":{"message":"slow"}}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":null}}`,
+		`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":{"code":"API_ERROR","message":"m"}}}`,
 		`{"type":"RESPONSE","body":{"result":"ok"}}`,
 		`{"type":"RESPONSE","correlationId":"r"}`,
 		`{"header":{"messageId":"m","type":"RESPONSE","source":"a","destination":"b","correlationId":"h"},"correlationId":"t","body":{"status":"SUCCESS"}}`,

@@ -2,6 +2,7 @@ package collab
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -14,6 +15,11 @@ import (
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	if !gjson.ValidBytes(msg) {
 		return []dialects.Problem{{Message: "not valid JSON"}}
+	}
+	if !utf8.Valid(msg) {
+		// JSON text is UTF-8 (RFC 8259 section 8.1). Invalid bytes are
+		// written back as U+FFFD, which can make two members one name.
+		return []dialects.Problem{{Message: "not valid UTF-8"}}
 	}
 	root := gjson.ParseBytes(msg)
 	var rules []dialects.Problem
@@ -43,7 +49,8 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 }
 
 // validateResponse checks that a RESPONSE names the request it answers and
-// its status, and that an error status comes with an error.
+// its status, and that an error status comes with an error (code and
+// message) or, for a failed result, with a result.
 func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(path, format string, args ...any)) {
 	corr := h.Get("correlationId")
 	if prefix != "" && !corr.Exists() {
@@ -62,7 +69,10 @@ func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(p
 	}
 	e := root.Get("body.error")
 	if !e.IsObject() {
-		add("body.error", "a %s response needs an error with code and message", status.Str)
+		// No error object: a failed result, if there is a result.
+		if r := root.Get("body.result"); !r.Exists() || r.Type == gjson.Null {
+			add("body.error", "a %s response needs an error with code and message, or a result (a failed result)", status.Str)
+		}
 		return
 	}
 	for _, k := range []string{"code", "message"} {

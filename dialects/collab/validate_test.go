@@ -23,6 +23,10 @@ func TestValidate(t *testing.T) {
 		{`{"type":"RESPONSE","correlationId":"r"}`, "body.status", "a RESPONSE needs a status"},
 		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":null}}`, "body.error", "a ERROR response needs an error with code and message"},
 		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"TIMEOUT"}}`, "body.error", "a TIMEOUT response needs an error with code and message"},
+		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":{"passed":0}}}`, "", ""},
+		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"TIMEOUT","result":"partial","error":null}}`, "", ""},
+		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":null}}`, "body.error", "or a result (a failed result)"},
+		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","result":{"passed":0},"error":{"code":"INTERNAL"}}}`, "body.error.message", "needs a message"},
 		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":{"code":"INTERNAL"}}}`, "body.error.message", "a ERROR response's error needs a message"},
 		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":{"message":"x"}}}`, "body.error.code", "needs a code"},
 		{`{"type":"RESPONSE","correlationId":"r","body":{"status":"ERROR","error":{"code":"INTERNAL","message":"x","retryAfter":-5}}}`, "body.error.retryAfter", "minimum"},
@@ -39,6 +43,7 @@ func TestValidate(t *testing.T) {
 		{`{"type":"REQUEST","body":{"action":"registry.register","payload":{"id":"a","name":"A","capabilities":[{"name":"c"}]}}}`, "body.payload.capabilities.0", "actions"},
 		{`{"type":"REQUEST","body":{"action":"registry.find","payload":{"status":"ASLEEP"}}}`, "body.payload.status", "value must be one of"},
 		{`{"source":"a"}`, "", "type"},
+		{"{\"type\":\"BROADCAST\",\"\x8b\":1,\"\x89\":2}", "", "not valid UTF-8"},
 	}
 	c := codec()
 	for _, tt := range tests {

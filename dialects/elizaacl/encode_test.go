@@ -59,7 +59,7 @@ func TestEncodeForeign(t *testing.T) {
 			e.Arguments = `["a","b"]`
 			return e
 		}, `{"mcp_version":"0.1.0","message_id":"m-2","performative":"TASK_REQUEST","sender":{"agent_id":"agent-2"},"receiver":{"agent_id":"analysts"},"timestamp":"2024-01-11T10:00:03.000000","payload":{"task_type":"text-analysis","task_parameters":{"value":["a","b"]},"priority":"high"}}`,
-			[]string{"dropped operation.capability", `approximated receiver: elizaacl addresses agents only; topic "analysts"`, `filled payload.task_type: required payload.task_type is absent; wrote "text-analysis"`, "dropped arguments", "dropped priority: elizaacl has no word for priority critical; wrote high"}},
+			[]string{"dropped operation.capability", `approximated receiver: elizaacl addresses agents only; topic "analysts"`, `filled payload.task_type: required payload.task_type is absent; wrote "text-analysis"`, "approximated arguments", "approximated priority: elizaacl cannot write priority critical as it is; wrote high"}},
 		{"accept: in_reply_to from correlation id, ttl in seconds", func() *canonical.Envelope {
 			e := foreign(canonical.ActAccept)
 			e.CorrelationID = "req-7"
@@ -132,7 +132,7 @@ func TestEncodeForeign(t *testing.T) {
 			e.Arguments = `"latest_commit_hash"`
 			return e
 		}, `{"mcp_version":"0.1.0","message_id":"m-2","performative":"QUERY_REF","sender":{"agent_id":"agent-2"},"receiver":{"agent_id":"agent-1"},"timestamp":"2024-01-11T10:00:03.000000","payload":{"value":"latest_commit_hash"}}`,
-			[]string{`dropped arguments: elizaacl has no word for arguments "latest_commit_hash"; wrote payload {"value": ...}`}},
+			[]string{`approximated arguments: elizaacl cannot write arguments "latest_commit_hash" as it is; wrote payload {"value": ...}`}},
 		{"query-capabilities without arguments (a swarm handshake)", func() *canonical.Envelope {
 			e := foreign(canonical.ActQueryCapabilities)
 			e.Sender.Name = "Processor"

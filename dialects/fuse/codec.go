@@ -71,7 +71,7 @@ const (
 	shapeOther     shape = iota // content has no interpreted members
 	shapeRequest                // capability, action, parameters, contextId
 	shapeDiscovery              // a request for DiscoveryCapability / ListCapabilitiesAction
-	shapeResult                 // status success (or success true), data
+	shapeResult                 // status success or error (success true or false), data; no error object
 	shapeError                  // status error (or success false), error
 	shapeCapsReply              // a response carrying a capability declaration
 	shapeCapsEvent              // an event carrying a capability declaration

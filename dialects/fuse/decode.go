@@ -230,8 +230,9 @@ type responseParts struct {
 }
 
 // decodeResponse reads a response in either shape: a capability
-// declaration, a result, or an error (refuse, failure or not-understood by
-// its error code).
+// declaration, a result (also one whose outcome is failure: status error or
+// success false with a result but no error object), or an error (refuse,
+// failure or not-understood by its error code).
 func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content, topReq gjson.Result) error {
 	var p responseParts
 	content.ForEach(func(k, v gjson.Result) bool {
@@ -310,8 +311,12 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 		}
 	}
 
-	failed := env.Outcome == canonical.OutcomeFailure || (env.Outcome == "" && p.err.Exists())
-	if !failed {
+	// An error object says why the request failed; a null one is none.
+	described := p.err.Exists() && p.err.Type != gjson.Null
+	failed := env.Outcome == canonical.OutcomeFailure || (env.Outcome == "" && described)
+	if !failed || (!described && body.Exists()) {
+		// A result, or one whose logical goal failed (status error or
+		// success false, a result and no error).
 		env.Act = canonical.ActResult
 		if body.Exists() {
 			env.Result = canonical.JSON(body.Raw)
@@ -325,7 +330,10 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 		dialects.Keep(env, Name, "content", bodyKey, body.Raw)
 	}
 	env.Act = canonical.ActFailure
-	if p.err.Exists() {
+	if !described && p.err.Exists() {
+		dialects.Keep(env, Name, "content", "error", p.err.Raw)
+	}
+	if described {
 		if err := c.decodeError(env, p.err); err != nil {
 			return err
 		}

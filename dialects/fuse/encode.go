@@ -19,13 +19,17 @@ type encoding struct {
 	// own is true when the envelope came from fuse: it is written back as
 	// it was, with no required field filled.
 	own bool
-	// act is the act the message expresses (a result with outcome failure
-	// is written as a failure).
+	// act is the act the message expresses.
 	act     canonical.Act
 	shape   shape
 	msgType string
 	// guide is true for a response written in the upstream guide's shape.
 	guide bool
+	// errorObject is true when an error response writes content.error,
+	// with code word (none when "") standing for canonical code.
+	errorObject bool
+	word        string
+	code        canonical.ErrorCode
 }
 
 // Encode appends env as a fuse message to dst.
@@ -105,10 +109,6 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 		}
 	case env.Act.IsError():
 		e.shape = shapeError
-	case env.Act == canonical.ActResult && env.Outcome == canonical.OutcomeFailure:
-		e.act, e.shape = canonical.ActFailure, shapeError
-		ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
-			"fuse has no result that failed: wrote an error response (act failure)")
 	default:
 		w, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
 		if !ok {
@@ -127,6 +127,13 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 	switch e.shape {
 	case shapeResult, shapeError, shapeCapsReply:
 		e.guide = e.own && env.Origin.Form == FormGuide
+	}
+	if e.shape == shapeError && (env.Error != nil || !e.own) {
+		e.errorObject = true
+		var err error
+		if e.word, e.code, err = c.errorCode(&e); err != nil {
+			return e, err
+		}
 	}
 	return e, nil
 }
@@ -327,8 +334,9 @@ func (c *Codec) writeRequestID(w *jsonw.Writer, e *encoding) {
 	w.StringField("requestId", id)
 }
 
-// writeResult writes a successful response in the spec's shape, or the
-// guide's for a message that came in it.
+// writeResult writes a result in the spec's shape, or the guide's for a
+// message that came in it. A result whose outcome is failure is status
+// error (success false) with its data and no error object.
 func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 	env := e.env
 	if e.guide {
@@ -350,7 +358,14 @@ func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 			w.StringField("status", s)
 		}
 	}
-	w.RawField("data", string(env.Result))
+	result := string(env.Result)
+	if result == "" && !e.own && env.Outcome == canonical.OutcomeFailure {
+		// Without data (or an error) a response with status error is a
+		// failure, not a result.
+		result = "null"
+		e.ctx.Fill(canonical.CResult, "content.data", result)
+	}
+	w.RawField("data", result)
 	c.writeRequestID(w, e)
 }
 
@@ -366,13 +381,14 @@ func (c *Codec) writeError(w *jsonw.Writer, e *encoding) {
 			w.StringField("status", s)
 		}
 	}
-	if env.Error != nil || !e.own {
+	if e.errorObject {
 		w.Key("error")
 		c.writeErrorObject(w, e)
 	}
 	c.writeRequestID(w, e)
 }
 
+// writeErrorObject writes content.error with the code plan chose.
 func (c *Codec) writeErrorObject(w *jsonw.Writer, e *encoding) {
 	env := e.env
 	er := env.Error
@@ -380,31 +396,86 @@ func (c *Codec) writeErrorObject(w *jsonw.Writer, e *encoding) {
 		er = &canonical.Error{}
 	}
 	w.Open()
-	code := er.Code
-	if word := env.Origin.Word(Name, canonical.KindError); word != "" && code == "" {
-		w.StringField("code", word) // a word of the source's own with no canonical meaning
-	} else {
-		if code == "" && !e.own {
-			code = canonical.DefaultErrorCode(e.act)
-		}
-		if code != "" {
-			word, _ := dialects.Word(e.ctx, env, Name, c.errs, string(code), canonical.CErrorCode)
-			w.StringField("code", word)
-		}
-	}
-	if back := errorAct(code); back != e.act {
-		e.ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
-			fmt.Sprintf("fuse tells refuse, failure and not-understood apart by error code only: %s with code %s reads back as %s", e.act, code, back))
-	}
+	w.StringField("code", e.word)
 	msg := er.Message
 	if msg == "" && !e.own {
-		msg = string(code)
+		msg = string(e.code)
+		if msg == "" {
+			msg = e.word
+		}
 		e.ctx.Fill(canonical.CErrorMessage, "content.error.message", msg)
 	}
 	w.StringField("message", msg)
 	w.RawField("details", string(er.Details))
 	dialects.WriteExtras(w, env, Name, "content.error")
 	w.Close()
+}
+
+// errorCode chooses content.error.code for an error act: the word and the
+// canonical code it stands for ("" for a word with no canonical meaning;
+// word "" for a fuse message that had no code).
+//
+// The code carries the act on the wire: REJECTED is a refusal,
+// INVALID_MESSAGE not understood. So a refusal or a message not understood
+// is always written with its own code (another code is reported as
+// approximated). A failure is written with its code; error codes are an open
+// vocabulary, so a word with no canonical meaning (of fuse or of any other
+// dialect) is written as it is. A failure whose code reads back as another
+// act is reported as an act approximation.
+func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
+	env, act := e.env, e.act
+	var code canonical.ErrorCode
+	if env.Error != nil {
+		code = env.Error.Code
+	}
+	unknown := "" // the source's word for a code with no canonical meaning
+	if code == "" {
+		unknown = env.Origin.Words[canonical.KindError]
+	}
+	if act != canonical.ActFailure {
+		want := canonical.DefaultErrorCode(act)
+		word, ok := dialects.Word(e.ctx, env, Name, c.errs, string(want), canonical.CErrorCode)
+		if !ok || errorAct(c.meaning(word)) != act {
+			return "", "", dialects.Errorf(Name, "", "cannot express act %q: the error table has no word for %s", act, want)
+		}
+		switch {
+		case code != "" && code != want:
+			dialects.Approximate(e.ctx, canonical.CErrorCode, Name, string(code),
+				fmt.Sprintf("%s (a fuse %s is an error with code %s)", word, act, word))
+		case unknown != "" && unknown != word:
+			dialects.Approximate(e.ctx, canonical.CErrorCode, Name, fmt.Sprintf("%q", unknown),
+				fmt.Sprintf("%s (a fuse %s is an error with code %s)", word, act, word))
+		}
+		return word, want, nil
+	}
+	var word string
+	switch {
+	case unknown != "":
+		word = unknown // written as it is: fuse codes are an open vocabulary
+		code = c.meaning(word)
+	case code == "" && e.own:
+		return "", "", nil
+	default:
+		if code == "" {
+			code = canonical.DefaultErrorCode(act)
+		}
+		var ok bool
+		if word, ok = dialects.Word(e.ctx, env, Name, c.errs, string(code), canonical.CErrorCode); !ok {
+			return "", "", dialects.Errorf(Name, "", "cannot express error code %q: the error table has no word for it", code)
+		}
+	}
+	if back := errorAct(c.meaning(word)); back != act {
+		e.ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
+			fmt.Sprintf("fuse tells refuse, failure and not-understood apart by error code only: %s with code %s reads back as %s", act, word, back))
+	}
+	return word, code, nil
+}
+
+// meaning returns the canonical error code a fuse code word stands for, ""
+// for a word with no canonical meaning.
+func (c *Codec) meaning(word string) canonical.ErrorCode {
+	code, _ := c.errs.Canonical(word)
+	return canonical.ErrorCode(code)
 }
 
 // objectField writes key with raw. fuse types parameters and event data as

@@ -143,8 +143,14 @@ func TestEncodeForeign(t *testing.T) {
 			e.InReplyTo, e.Outcome, e.Result = "req-1", canonical.OutcomeFailure, `{"partial":true}`
 			e.Error = &canonical.Error{Message: "disk full"}
 			return e
-		}, map[string]string{"content": `{"status":"error","error":{"code":"EXECUTION_FAILED","message":"disk full"},"requestId":"req-1"}`},
-			[]lossWant{{dialects.Approximated, canonical.CAct}, {dialects.Dropped, canonical.CResult}}},
+		}, map[string]string{"content": `{"status":"error","data":{"partial":true},"requestId":"req-1"}`},
+			[]lossWant{{dialects.Dropped, canonical.CErrorMessage}}},
+		{"result that failed with no result", func() *canonical.Envelope {
+			e := foreign(canonical.ActResult)
+			e.InReplyTo, e.Outcome = "req-1", canonical.OutcomeFailure
+			return e
+		}, map[string]string{"content": `{"status":"error","data":null,"requestId":"req-1"}`},
+			[]lossWant{{dialects.Filled, canonical.CResult}}},
 		{"failure", func() *canonical.Envelope {
 			e := foreign(canonical.ActFailure)
 			e.InReplyTo = "req-1"

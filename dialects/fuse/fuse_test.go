@@ -91,6 +91,16 @@ func TestDecodeSamples(t *testing.T) {
 		{sample: "made_error_response_unknown_code", act: canonical.ActFailure, receiver: canonical.AddressAgent, inReplyTo: "req-gh-2", outcome: canonical.OutcomeFailure, word: "API_ERROR"},
 		{sample: "made_refuse_response", act: canonical.ActRefuse, receiver: canonical.AddressAgent, inReplyTo: "req-deploy-88", outcome: canonical.OutcomeFailure, code: canonical.ErrRejected, word: "REJECTED"},
 		{sample: "made_not_understood_response", act: canonical.ActNotUnderstood, inReplyTo: "req-bad-5", outcome: canonical.OutcomeFailure, code: canonical.ErrInvalidMessage, word: "INVALID_MESSAGE"},
+		{sample: "made_response_result_failed", act: canonical.ActResult, receiver: canonical.AddressAgent, inReplyTo: "req-ci-203", outcome: canonical.OutcomeFailure, check: func(t *testing.T, env *canonical.Envelope) {
+			if gjson.Get(string(env.Result), "failed").Int() != 3 || env.Error != nil || env.CorrelationID != "task-ci-77" || len(env.Extra) != 0 {
+				t.Errorf("result %s error %+v correlation %q extra %v", env.Result, env.Error, env.CorrelationID, env.Extra)
+			}
+		}},
+		{sample: "made_guide_response_result_failed", act: canonical.ActResult, form: fuse.FormGuide, receiver: canonical.AddressAgent, inReplyTo: "req-128", outcome: canonical.OutcomeFailure, check: func(t *testing.T, env *canonical.Envelope) {
+			if gjson.Get(string(env.Result), "cheapest.price").Int() != 342 || env.Error != nil || len(env.Extra) != 0 {
+				t.Errorf("result %s error %+v extra %v", env.Result, env.Error, env.Extra)
+			}
+		}},
 		{sample: "made_guide_failure_response", act: canonical.ActFailure, form: fuse.FormGuide, receiver: canonical.AddressAgent, inReplyTo: "req-126", outcome: canonical.OutcomeFailure, code: canonical.ErrTimeout, word: "TIMEOUT"},
 		{sample: "spec_event", act: canonical.ActEvent, receiver: canonical.AddressBroadcast, check: func(t *testing.T, env *canonical.Envelope) {
 			if env.Operation.Name != "workflow-completed" || !strings.Contains(string(env.Arguments), "workflow-123") {

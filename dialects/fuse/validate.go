@@ -38,7 +38,8 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 }
 
 // validateResponse checks that a response quotes its request, states how it
-// ended, and describes an error it reports.
+// ended, and describes an error it reports (or carries the result that
+// failed).
 func (c *Codec) validateResponse(root, content gjson.Result, add func(path, format string, args ...any)) {
 	if nonEmpty(content.Get("requestId")) == "" && nonEmpty(root.Get("requestId")) == "" {
 		add("content.requestId", "a response must carry the id of the request it answers (content.requestId, or requestId at the top level)")
@@ -57,7 +58,17 @@ func (c *Codec) validateResponse(root, content gjson.Result, add func(path, form
 	}
 	e := content.Get("error")
 	if !e.IsObject() {
-		add("content.error", "an error response must describe the error (an object with code and message)")
+		// With no error object, the response is a result whose logical
+		// goal failed: it must carry that result (data, or result in the
+		// guide's shape).
+		body := "data"
+		if !status.Exists() && !content.Get("data").Exists() {
+			body = "result"
+		}
+		if e.Type == gjson.Null && content.Get(body).Exists() {
+			return
+		}
+		add("content.error", "an error response must describe the error (an object with code and message) or carry the result that failed (content.%s)", body)
 		return
 	}
 	if nonEmpty(e.Get("code")) == "" {

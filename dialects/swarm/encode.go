@@ -189,8 +189,8 @@ func (c *Codec) encodeError(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 	}
 	w.Open()
 	w.Key("error_code")
-	if word := env.Origin.Word(Name, canonical.KindError); word != "" && e.Code == "" {
-		w.String(word) // a word of the source's own with no canonical meaning
+	if word := env.Origin.Words[canonical.KindError]; word != "" && e.Code == "" {
+		w.String(word) // the source's own word, with no canonical meaning: kept as it is
 	} else {
 		word, _ := dialects.Word(ctx, env, Name, c.errs, string(code), canonical.CErrorCode)
 		w.String(word)

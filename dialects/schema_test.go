@@ -1,0 +1,59 @@
+package dialects
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSchemaCheck(t *testing.T) {
+	s := NewSchema("toy", []byte(`{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type": "object",
+		"required": ["kind"],
+		"properties": {
+			"kind": {"enum": ["a", "b"]},
+			"n": {"type": "integer", "maximum": 3},
+			"when": {"type": "string", "format": "date-time"}
+		}
+	}`))
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		msg  string
+		want []string
+	}{
+		{`{"kind":"a","n":2,"when":"2025-01-01T00:00:00Z"}`, nil},
+		{`{"n":9}`, []string{"missing property 'kind'", "n: maximum: got 9, want 3"}},
+		{`{"kind":"c","when":"yesterday"}`, []string{"kind: value must be one of", "when: 'yesterday' is not valid date-time"}},
+		{`{"kind":"a","kind":"b"}`, []string{"kind: member given more than once"}},
+		{`{"kind":"a","x":{"y":1,"y":2},"z":[{"q":1,"q":1}]}`, []string{"x.y: member given more than once", "z.0.q: member given more than once"}},
+		{`{"kind":`, []string{"not valid JSON"}},
+		{"{\"kind\":\"a\",\"\xff\":1}", []string{"not valid UTF-8"}},
+	}
+	for _, c := range cases {
+		got := s.Check([]byte(c.msg))
+		if len(got) != len(c.want) {
+			t.Errorf("%s: got %v, want %d problems %v", c.msg, got, len(c.want), c.want)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i].String(), w) {
+				t.Errorf("%s: problem %d = %q, want it to contain %q", c.msg, i, got[i], w)
+			}
+		}
+	}
+	bad := NewSchema("broken", []byte(`{"type": 7}`))
+	if bad.Err() == nil || len(bad.Check([]byte(`{}`))) != 1 {
+		t.Error("a broken schema must say so")
+	}
+}
+
+func TestMergeProblems(t *testing.T) {
+	rules := []Problem{{Path: "payload.timeout", Message: "must be between 1 and 300, got 900"}}
+	schema := []Problem{{Path: "payload.timeout", Message: "maximum: got 900, want 300"}, {Path: "sender_id", Message: "missing"}}
+	got := MergeProblems(rules, schema)
+	if len(got) != 2 || got[0] != rules[0] || got[1] != schema[1] {
+		t.Errorf("got %v", got)
+	}
+}
