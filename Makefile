@@ -32,7 +32,7 @@ test:
 # then every pair's speed as a ratio to that baseline (issue: at least 5x).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./translate | tee bench.out
-	$(GO) run ./internal/benchratio -min 5 < bench.out
+	$(GO) run ./internal/benchratio -min 5 -gate nested < bench.out
 
 # A short fuzz run of every decoder (FUZZTIME each), seeded from the samples.
 fuzz:

@@ -130,3 +130,44 @@ func TestVocabularies(t *testing.T) {
 		t.Error("Retryable")
 	}
 }
+
+// TestConceptOrder checks that the bit positions PresentSet uses follow
+// Concepts, one concept each.
+func TestConceptOrder(t *testing.T) {
+	if numConcepts != len(Concepts) {
+		t.Fatalf("%d bit positions for %d concepts", numConcepts, len(Concepts))
+	}
+	retry := true
+	full := Envelope{
+		ID: "1", Act: ActRequest, Sender: Party{"s", "S"}, Receiver: Address{AddressAgent, "r", "R"},
+		InReplyTo: "a", ReplyWith: "b", CorrelationID: "c", ConversationID: "d", SessionID: "e", TaskID: "f",
+		Time: "t", Priority: PriorityLow, Deadline: "u", TTL: Dur(1), Trace: Trace{"x", "y", "z"},
+		Language: "en", Ontology: "o", Operation: Operation{"cap", "op"}, Description: "desc",
+		Arguments: "{}", Result: "{}", Outcome: OutcomeSuccess,
+		Error:        &Error{Code: ErrTimeout, Message: "m", Retryable: &retry, RetryAfter: Dur(1), Details: "{}", SuggestedActions: "[]"},
+		Capabilities: &Capabilities{}, Inputs: "[]", Context: "{}", Metadata: "{}", Authentication: "{}", Extensions: "[]",
+		Extra: []Field{{Key: "k", Value: "1"}},
+	}
+	if got := full.Present(); len(got) != len(Concepts) {
+		t.Fatalf("a full envelope holds %d of %d concepts: %v", len(got), len(Concepts), got)
+	}
+	for i, c := range Concepts {
+		if SetOf(c) != 1<<i {
+			t.Errorf("%s is not bit %d", c, i)
+		}
+	}
+}
+
+func TestTimestampZone(t *testing.T) {
+	for ts, want := range map[Timestamp]bool{
+		"2025-05-21T20:00:00Z": true, "2025-05-21T20:00:00+02:00": true, "2025-05-21T20:00:00.5-05:30": true,
+		"2024-01-11T10:00:00.123456": false, "": false, "YYYY-MM-DDTHH:MM:SSZ": true, "2025-05-21": false,
+	} {
+		if got := ts.HasZone(); got != want {
+			t.Errorf("%q.HasZone() = %v", ts, got)
+		}
+	}
+	if _, ok := Timestamp("2025-05-21T20:00:00+0200").Parse(); ok {
+		t.Error("an offset without a colon is not RFC 3339")
+	}
+}

@@ -49,6 +49,51 @@ const (
 	CExtra Concept = "extra"
 )
 
+// Bit positions of the concepts in a ConceptSet: the order of Concepts.
+const (
+	iID = iota
+	iAct
+	iSender
+	iSenderName
+	iReceiver
+	iReceiverName
+	iInReplyTo
+	iReplyWith
+	iCorrelationID
+	iConversationID
+	iSessionID
+	iTaskID
+	iTime
+	iPriority
+	iDeadline
+	iTTL
+	iTraceID
+	iSpanID
+	iParentSpanID
+	iLanguage
+	iOntology
+	iCapability
+	iOperation
+	iDescription
+	iArguments
+	iResult
+	iOutcome
+	iErrorCode
+	iErrorMessage
+	iErrorRetryable
+	iErrorRetryAfter
+	iErrorDetails
+	iErrorSuggestions
+	iCapabilities
+	iInputs
+	iContext
+	iMetadata
+	iAuthentication
+	iExtensions
+	iExtra
+	numConcepts
+)
+
 // Concepts lists every concept in a fixed order.
 var Concepts = []Concept{
 	CID, CAct, CSender, CSenderName, CReceiver, CReceiverName, CInReplyTo,
@@ -61,102 +106,63 @@ var Concepts = []Concept{
 }
 
 // Has reports whether the envelope holds a value for concept c.
-func (e *Envelope) Has(c Concept) bool {
-	switch c {
-	case CID:
-		return e.ID != ""
-	case CAct:
-		return e.Act != ""
-	case CSender:
-		return e.Sender.ID != ""
-	case CSenderName:
-		return e.Sender.Name != ""
-	case CReceiver:
-		return e.Receiver.Kind != AddressNone
-	case CReceiverName:
-		return e.Receiver.Name != ""
-	case CInReplyTo:
-		return e.InReplyTo != ""
-	case CReplyWith:
-		return e.ReplyWith != ""
-	case CCorrelationID:
-		return e.CorrelationID != ""
-	case CConversationID:
-		return e.ConversationID != ""
-	case CSessionID:
-		return e.SessionID != ""
-	case CTaskID:
-		return e.TaskID != ""
-	case CTime:
-		return e.Time != ""
-	case CPriority:
-		return e.Priority != 0
-	case CDeadline:
-		return e.Deadline != ""
-	case CTTL:
-		return e.TTL.Set
-	case CTraceID:
-		return e.Trace.TraceID != ""
-	case CSpanID:
-		return e.Trace.SpanID != ""
-	case CParentSpanID:
-		return e.Trace.ParentSpanID != ""
-	case CLanguage:
-		return e.Language != ""
-	case COntology:
-		return e.Ontology != ""
-	case CCapability:
-		return e.Operation.Capability != ""
-	case COperation:
-		return e.Operation.Name != ""
-	case CDescription:
-		return e.Description != ""
-	case CArguments:
-		return e.Arguments != ""
-	case CResult:
-		return e.Result != ""
-	case COutcome:
-		return e.Outcome != ""
-	case CErrorCode:
-		return e.Error != nil && (e.Error.Code != "" || e.Origin.Words[KindError] != "")
-	case CErrorMessage:
-		return e.Error != nil && e.Error.Message != ""
-	case CErrorRetryable:
-		return e.Error != nil && e.Error.Retryable != nil
-	case CErrorRetryAfter:
-		return e.Error != nil && e.Error.RetryAfter.Set
-	case CErrorDetails:
-		return e.Error != nil && e.Error.Details != ""
-	case CErrorSuggestions:
-		return e.Error != nil && e.Error.SuggestedActions != ""
-	case CCapabilities:
-		return e.Capabilities != nil
-	case CInputs:
-		return e.Inputs != ""
-	case CContext:
-		return e.Context != ""
-	case CMetadata:
-		return e.Metadata != ""
-	case CAuthentication:
-		return e.Authentication != ""
-	case CExtensions:
-		return e.Extensions != ""
-	case CExtra:
-		return len(e.Extra) > 0
+func (e *Envelope) Has(c Concept) bool { return e.PresentSet().Has(c) }
+
+// PresentSet returns the set of concepts the envelope holds, in one pass.
+func (e *Envelope) PresentSet() ConceptSet {
+	var s ConceptSet
+	set := func(i int, ok bool) {
+		if ok {
+			s |= 1 << i
+		}
 	}
-	return false
+	set(iID, e.ID != "")
+	set(iAct, e.Act != "")
+	set(iSender, e.Sender.ID != "")
+	set(iSenderName, e.Sender.Name != "")
+	set(iReceiver, e.Receiver.Kind != AddressNone)
+	set(iReceiverName, e.Receiver.Name != "")
+	set(iInReplyTo, e.InReplyTo != "")
+	set(iReplyWith, e.ReplyWith != "")
+	set(iCorrelationID, e.CorrelationID != "")
+	set(iConversationID, e.ConversationID != "")
+	set(iSessionID, e.SessionID != "")
+	set(iTaskID, e.TaskID != "")
+	set(iTime, e.Time != "")
+	set(iPriority, e.Priority != 0)
+	set(iDeadline, e.Deadline != "")
+	set(iTTL, e.TTL.Set)
+	set(iTraceID, e.Trace.TraceID != "")
+	set(iSpanID, e.Trace.SpanID != "")
+	set(iParentSpanID, e.Trace.ParentSpanID != "")
+	set(iLanguage, e.Language != "")
+	set(iOntology, e.Ontology != "")
+	set(iCapability, e.Operation.Capability != "")
+	set(iOperation, e.Operation.Name != "")
+	set(iDescription, e.Description != "")
+	set(iArguments, e.Arguments != "")
+	set(iResult, e.Result != "")
+	set(iOutcome, e.Outcome != "")
+	if er := e.Error; er != nil {
+		set(iErrorCode, er.Code != "" || e.Origin.Words[KindError] != "")
+		set(iErrorMessage, er.Message != "")
+		set(iErrorRetryable, er.Retryable != nil)
+		set(iErrorRetryAfter, er.RetryAfter.Set)
+		set(iErrorDetails, er.Details != "")
+		set(iErrorSuggestions, er.SuggestedActions != "")
+	}
+	set(iCapabilities, e.Capabilities != nil)
+	set(iInputs, e.Inputs != "")
+	set(iContext, e.Context != "")
+	set(iMetadata, e.Metadata != "")
+	set(iAuthentication, e.Authentication != "")
+	set(iExtensions, e.Extensions != "")
+	set(iExtra, len(e.Extra) > 0)
+	return s
 }
 
 // Present returns the concepts the envelope holds, in Concepts order.
-func (e *Envelope) Present() []Concept {
-	var out []Concept
-	for _, c := range Concepts {
-		if e.Has(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (e *Envelope) Present() []Concept { return e.PresentSet().List() }
 
 // ConceptSet is a set of concepts.
 type ConceptSet uint64

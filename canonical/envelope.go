@@ -238,21 +238,40 @@ func (f Field) Path() string {
 // that unparseable values (real senders write placeholders) survive.
 type Timestamp string
 
-// Timestamp layouts accepted by Parse, tried in order.
-var timestampLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999", // no zone: read as UTC
-}
+// The timestamp layouts Parse reads: RFC 3339, and the same without a zone
+// (Python's datetime.isoformat() of a naive time, as swarm writes).
+const (
+	layoutZoned = time.RFC3339Nano
+	layoutLocal = "2006-01-02T15:04:05.999999999"
+)
 
 // Parse returns the time a timestamp names. Timestamps without a zone are
 // read as UTC.
 func (t Timestamp) Parse() (time.Time, bool) {
-	for _, l := range timestampLayouts {
-		if v, err := time.Parse(l, string(t)); err == nil {
-			return v.UTC(), true
-		}
+	layout := layoutLocal
+	if t.HasZone() {
+		layout = layoutZoned
 	}
-	return time.Time{}, false
+	v, err := time.Parse(layout, string(t))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return v.UTC(), true
+}
+
+// HasZone reports whether the timestamp ends in a zone designator ("Z" or
+// an offset like "+02:00"), as RFC 3339 requires.
+func (t Timestamp) HasZone() bool {
+	n := len(t)
+	switch {
+	case n == 0:
+		return false
+	case t[n-1] == 'Z' || t[n-1] == 'z':
+		return true
+	case n >= 6 && (t[n-6] == '+' || t[n-6] == '-') && t[n-3] == ':':
+		return true
+	}
+	return false
 }
 
 // NewTimestamp returns t in RFC 3339 UTC, the form codecs write when they

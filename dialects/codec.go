@@ -87,7 +87,17 @@ func (c *EncodeContext) Lose(kind LossKind, concept canonical.Concept, path, det
 // Fill records that the target requires concept, the envelope has none, and
 // the encoder wrote value in its place.
 func (c *EncodeContext) Fill(concept canonical.Concept, field, value string) {
-	c.Lose(Filled, concept, field, fmt.Sprintf("required %s is absent; wrote %q", field, value))
+	if c != nil {
+		c.Losses = append(c.Losses, Loss{Kind: Filled, Concept: concept, Path: field, tmpl: tmplFill, to: value})
+	}
+}
+
+// Rewrite records that the value from, written at field, had to become to
+// because it breaks the target's rule why ("is not a bluelabel id").
+func (c *EncodeContext) Rewrite(concept canonical.Concept, field, from, to, why string) {
+	if c != nil {
+		c.Losses = append(c.Losses, Loss{Kind: Approximated, Concept: concept, Path: field, tmpl: tmplRewrite, from: from, to: to, why: why})
+	}
 }
 
 // LossKind says how data was lost.
@@ -127,18 +137,35 @@ type Loss struct {
 	// Detail says what happened, with the value; Message renders it.
 	Detail string
 
-	// Dropped concepts are reported on every translation, so their text is
-	// only made when asked for: from these.
-	env    *canonical.Envelope
-	field  *canonical.Field
-	target string
+	// Losses are reported on most translations, so their text is only made
+	// when asked for, from these.
+	tmpl          uint8
+	env           *canonical.Envelope
+	field         *canonical.Field
+	target        string
+	from, to, why string
 }
+
+// The lazily rendered loss texts.
+const (
+	tmplDetail = iota
+	tmplDropped
+	tmplApprox
+	tmplFill
+	tmplRewrite
+)
 
 // Message says what happened to the data, with its value.
 func (l Loss) Message() string {
 	switch {
 	case l.Detail != "":
 		return l.Detail
+	case l.tmpl == tmplFill:
+		return fmt.Sprintf("required %s is absent; wrote %q", l.Path, l.to)
+	case l.tmpl == tmplApprox:
+		return fmt.Sprintf("%s cannot write %s %s as it is; wrote %s", l.target, l.Concept, l.from, l.to)
+	case l.tmpl == tmplRewrite:
+		return fmt.Sprintf("%q %s; wrote %q", l.from, l.why, l.to)
 	case l.field != nil:
 		return fmt.Sprintf("%s has no place for %s member %s = %s", l.target, l.field.Dialect, l.field.Path(), clip(string(l.field.Value)))
 	case l.env != nil:

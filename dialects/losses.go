@@ -1,8 +1,6 @@
 package dialects
 
 import (
-	"fmt"
-
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 )
@@ -13,15 +11,15 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 	if ctx == nil {
 		return
 	}
-	for _, c := range canonical.Concepts {
-		if c == canonical.CExtra || holds.Has(c) || !env.Has(c) {
-			continue
+	lost := env.PresentSet() &^ holds &^ canonical.SetOf(canonical.CExtra)
+	if lost != 0 {
+		for _, c := range lost.List() {
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: string(c), tmpl: tmplDropped, env: env, target: target})
 		}
-		ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: string(c), env: env, target: target})
 	}
 	for i := range env.Extra {
 		if f := &env.Extra[i]; f.Dialect != target {
-			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: canonical.CExtra, Path: f.Path(), field: f, target: target})
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: canonical.CExtra, Path: f.Path(), tmpl: tmplDropped, field: f, target: target})
 		}
 	}
 }
@@ -29,7 +27,9 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 // Approximate records that concept's value from could not be written as it
 // is, and to, the nearest thing the target dialect has, was written instead.
 func Approximate(ctx *EncodeContext, c canonical.Concept, target, from, to string) {
-	ctx.Lose(Approximated, c, string(c), fmt.Sprintf("%s cannot write %s %s as it is; wrote %s", target, c, from, to))
+	if ctx != nil {
+		ctx.Losses = append(ctx.Losses, Loss{Kind: Approximated, Concept: c, Path: string(c), tmpl: tmplApprox, target: target, from: from, to: to})
+	}
 }
 
 // WriteExtras writes the members of env.Extra that belong to dialect and sit

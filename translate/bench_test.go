@@ -11,9 +11,22 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
-// benchMessage reads the ~1 KB request of a dialect from testdata/bench.
-func benchMessage(b *testing.B, d string) []byte {
-	msg, err := os.ReadFile(filepath.Join("testdata", "bench", d+".json"))
+// The benchmark messages: ~1 KB requests of each dialect, in two shapes.
+// "nested" carries structured arguments (objects, arrays, numbers), the
+// shape of DESIGN.md section 8's reference message; "text" carries long
+// escaped strings (a code snippet and a traceback), the worst case for a
+// validating scanner and the best for the map baseline.
+var variants = map[string]string{
+	"nested": filepath.Join("testdata", "bench"),
+	"text":   filepath.Join("testdata", "bench", "text"),
+}
+
+// variantNames fixes the order variants run in.
+var variantNames = []string{"nested", "text"}
+
+// benchMessage reads the bench message of dialect d in a variant.
+func benchMessage(b *testing.B, variant, d string) []byte {
+	msg, err := os.ReadFile(filepath.Join(variants[variant], d+".json"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,18 +36,20 @@ func benchMessage(b *testing.B, d string) []byte {
 // BenchmarkDecode decodes each dialect's bench message.
 func BenchmarkDecode(b *testing.B) {
 	reg := builtin.Default()
-	for _, d := range builtin.Names {
-		c, _ := reg.Lookup(d)
-		msg := benchMessage(b, d)
-		b.Run(d, func(b *testing.B) {
-			b.SetBytes(int64(len(msg)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.Decode(msg); err != nil {
-					b.Fatal(err)
+	for _, v := range variantNames {
+		for _, d := range builtin.Names {
+			c, _ := reg.Lookup(d)
+			msg := benchMessage(b, v, d)
+			b.Run(v+"/"+d, func(b *testing.B) {
+				b.SetBytes(int64(len(msg)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Decode(msg); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -42,25 +57,27 @@ func BenchmarkDecode(b *testing.B) {
 // the dialect, into a reused buffer.
 func BenchmarkEncode(b *testing.B) {
 	reg := builtin.Default()
-	for _, d := range builtin.Names {
-		c, _ := reg.Lookup(d)
-		msg := benchMessage(b, d)
-		env, err := c.Decode(msg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(d, func(b *testing.B) {
-			b.SetBytes(int64(len(msg)))
-			b.ReportAllocs()
-			buf := make([]byte, 0, 4096)
-			ctx := &dialects.EncodeContext{}
-			for b.Loop() {
-				ctx.Losses = ctx.Losses[:0]
-				if buf, err = c.Encode(buf[:0], env, ctx); err != nil {
-					b.Fatal(err)
-				}
+	for _, v := range variantNames {
+		for _, d := range builtin.Names {
+			c, _ := reg.Lookup(d)
+			msg := benchMessage(b, v, d)
+			env, err := c.Decode(msg)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			b.Run(v+"/"+d, func(b *testing.B) {
+				b.SetBytes(int64(len(msg)))
+				b.ReportAllocs()
+				buf := make([]byte, 0, 4096)
+				ctx := &dialects.EncodeContext{}
+				for b.Loop() {
+					ctx.Losses = ctx.Losses[:0]
+					if buf, err = c.Encode(buf[:0], env, ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -68,22 +85,24 @@ func BenchmarkEncode(b *testing.B) {
 // dialect (25 ordered pairs), decode and encode, into a reused buffer.
 func BenchmarkTranslate(b *testing.B) {
 	tr := translate.Translator{Registry: builtin.Default()}
-	for _, from := range builtin.Names {
-		msg := benchMessage(b, from)
-		for _, to := range builtin.Names {
-			b.Run(from+"_to_"+to, func(b *testing.B) {
-				b.SetBytes(int64(len(msg)))
-				b.ReportAllocs()
-				buf := make([]byte, 0, 4096)
-				ctx := &dialects.EncodeContext{}
-				for b.Loop() {
-					res, err := tr.Translate(buf[:0], from, to, msg, translate.Options{Context: ctx})
-					if err != nil {
-						b.Fatal(err)
+	for _, v := range variantNames {
+		for _, from := range builtin.Names {
+			msg := benchMessage(b, v, from)
+			for _, to := range builtin.Names {
+				b.Run(v+"/"+from+"_to_"+to, func(b *testing.B) {
+					b.SetBytes(int64(len(msg)))
+					b.ReportAllocs()
+					buf := make([]byte, 0, 4096)
+					ctx := &dialects.EncodeContext{}
+					for b.Loop() {
+						res, err := tr.Translate(buf[:0], from, to, msg, translate.Options{Context: ctx})
+						if err != nil {
+							b.Fatal(err)
+						}
+						buf = res.Output
 					}
-					buf = res.Output
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -104,22 +123,24 @@ var renames = map[string]string{
 // same messages in the same run: encoding/json into map[string]any,
 // renaming the fields of the envelope and its payload, and back.
 func BenchmarkBaselineMap(b *testing.B) {
-	for _, d := range builtin.Names {
-		msg := benchMessage(b, d)
-		b.Run(d, func(b *testing.B) {
-			b.SetBytes(int64(len(msg)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var m map[string]any
-				if err := json.Unmarshal(msg, &m); err != nil {
-					b.Fatal(err)
+	for _, v := range variantNames {
+		for _, d := range builtin.Names {
+			msg := benchMessage(b, v, d)
+			b.Run(v+"/"+d, func(b *testing.B) {
+				b.SetBytes(int64(len(msg)))
+				b.ReportAllocs()
+				for b.Loop() {
+					var m map[string]any
+					if err := json.Unmarshal(msg, &m); err != nil {
+						b.Fatal(err)
+					}
+					out := renameKeys(m, 2)
+					if _, err := json.Marshal(out); err != nil {
+						b.Fatal(err)
+					}
 				}
-				out := renameKeys(m, 2)
-				if _, err := json.Marshal(out); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

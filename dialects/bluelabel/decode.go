@@ -2,6 +2,7 @@ package bluelabel
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -138,6 +139,9 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.R
 // nested reports whether payload p is in the nested form: it has both a
 // "type" and a "payload" member.
 func nested(p gjson.Result) bool {
+	if !strings.Contains(p.Raw, `"payload"`) { // the usual flat payload: no second scan
+		return false
+	}
 	var typed, inner bool
 	p.ForEach(func(k, _ gjson.Result) bool {
 		typed = typed || k.Str == "type"

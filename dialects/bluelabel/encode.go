@@ -155,7 +155,7 @@ func (e *encoder) id(field string, concept canonical.Concept, v string, limit in
 	}
 	n := normalID(v, limit)
 	if n != v {
-		e.approx(concept, fmt.Sprintf("%s %q is not a bluelabel id (%s); wrote %q", field, v, idPattern, n))
+		e.ctx.Rewrite(concept, field, v, n, notAnID)
 	}
 	return n
 }

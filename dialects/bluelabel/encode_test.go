@@ -91,7 +91,7 @@ func TestEncodeForeignEnvelope(t *testing.T) {
 			t.Errorf("%s: loss %v, %v", c, l, ok)
 		}
 	}
-	if l, _ := loss(losses, canonical.CSender); !strings.Contains(l.Detail, `sender_id "agent-1"`) || !strings.Contains(l.Detail, `"AGENT-1"`) {
+	if l, _ := loss(losses, canonical.CSender); !strings.Contains(l.String(), `sender_id: "agent-1"`) || !strings.Contains(l.Message(), `"AGENT-1"`) {
 		t.Errorf("sender loss does not name the field and both values: %v", l)
 	}
 	if _, ok := loss(losses, canonical.CTime); ok {
@@ -496,7 +496,7 @@ func TestEncodeForeignUnknownCode(t *testing.T) {
 	if got := out.Get("payload.code").Str; got != "REJECTED" {
 		t.Errorf("refuse code = %q", got)
 	}
-	if l, ok := loss(losses, canonical.CErrorCode); !ok || !strings.Contains(l.Detail, "API_ERROR") {
+	if l, ok := loss(losses, canonical.CErrorCode); !ok || !strings.Contains(l.Message(), "API_ERROR") {
 		t.Errorf("code loss %v, %v", l, ok)
 	}
 }

@@ -2,7 +2,6 @@ package bluelabel
 
 import (
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -10,6 +9,9 @@ import (
 
 // idPattern is the form of sender_id, recipient_id and task_id.
 const idPattern = "^[A-Z0-9_-]+$"
+
+// notAnID is the rule an id from another dialect can break.
+const notAnID = "is not a bluelabel id (" + idPattern + ")"
 
 // broadcastID is the recipient_id written for a message to all agents.
 const broadcastID = "BROADCAST"
@@ -56,15 +58,14 @@ func normalID(s string, limit int) string {
 // UTC with "Z" when it has no zone (the same instant), ok false when it is
 // not a time at all.
 func dateTime(t canonical.Timestamp) (canonical.Timestamp, bool) {
-	s := string(t)
-	if _, err := time.Parse(time.RFC3339Nano, s); err == nil && !strings.ContainsRune(s, ',') {
+	v, ok := t.Parse()
+	switch {
+	case !ok:
+		return "", false
+	case t.HasZone() && !strings.ContainsRune(string(t), ','):
 		return t, true
 	}
-	v, ok := t.Parse()
-	if !ok {
-		return "", false
-	}
-	return canonical.NewTimestamp(v), true
+	return canonical.NewTimestamp(v), true // no zone: the same instant in UTC
 }
 
 // clipRunes returns s cut to at most n characters, ending in "…" when cut.

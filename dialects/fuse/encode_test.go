@@ -44,7 +44,7 @@ func encodeForeign(t *testing.T, env *canonical.Envelope) (gjson.Result, []diale
 
 func hasLoss(losses []dialects.Loss, w lossWant) bool {
 	for _, l := range losses {
-		if l.Concept == w.concept && (l.Kind == w.kind || (w.kind == dialects.Approximated && strings.Contains(l.Detail, "wrote"))) {
+		if l.Concept == w.concept && (l.Kind == w.kind || (w.kind == dialects.Approximated && strings.Contains(l.Message(), "wrote"))) {
 			return true
 		}
 	}

@@ -20,13 +20,15 @@ var line = regexp.MustCompile(`^Benchmark(\w+)/(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns
 
 func main() {
 	min := flag.Float64("min", 0, "fail when a translation is less than this many times faster than the baseline")
+	gate := flag.String("gate", "", "apply -min only to benchmarks whose name starts with this (a message variant)")
 	flag.Parse()
-	os.Exit(report(os.Stdin, os.Stdout, *min))
+	os.Exit(report(os.Stdin, os.Stdout, *min, *gate))
 }
 
 // report reads benchmark lines from r, writes the ratio table to w and
-// returns the exit code.
-func report(r io.Reader, w io.Writer, min float64) int {
+// returns the exit code. Benchmark names are [VARIANT/]FROM_to_TO for
+// Translate and [VARIANT/]FROM for BaselineMap.
+func report(r io.Reader, w io.Writer, min float64, gate string) int {
 	ns := map[string]map[string]float64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -53,8 +55,8 @@ func report(r io.Reader, w io.Writer, min float64) int {
 		pairs = append(pairs, p)
 	}
 	sort.Strings(pairs)
-	code, worst := 0, 0.0
-	fmt.Fprintf(w, "%-24s %12s %12s %8s\n", "pair", "translate", "baseline", "ratio")
+	code, worst := 0, map[string]float64{}
+	fmt.Fprintf(w, "%-32s %12s %12s %8s\n", "pair", "translate", "baseline", "ratio")
 	for _, p := range pairs {
 		from, _, _ := strings.Cut(p, "_to_")
 		b, ok := base[from]
@@ -63,14 +65,29 @@ func report(r io.Reader, w io.Writer, min float64) int {
 		}
 		ratio := b / tr[p]
 		flag := ""
-		if min > 0 && ratio < min {
+		if min > 0 && ratio < min && strings.HasPrefix(p, gate) {
 			flag, code = "  < "+strconv.FormatFloat(min, 'f', -1, 64)+"x", 1
 		}
-		if worst == 0 || ratio < worst {
-			worst = ratio
+		variant, _, _ := strings.Cut(p, "/")
+		if !strings.Contains(p, "/") {
+			variant = ""
 		}
-		fmt.Fprintf(w, "%-24s %9.0f ns %9.0f ns %7.1fx%s\n", p, tr[p], b, ratio, flag)
+		if v, ok := worst[variant]; !ok || ratio < v {
+			worst[variant] = ratio
+		}
+		fmt.Fprintf(w, "%-32s %9.0f ns %9.0f ns %7.1fx%s\n", p, tr[p], b, ratio, flag)
 	}
-	fmt.Fprintf(w, "slowest pair: %.1fx the baseline\n", worst)
+	vs := make([]string, 0, len(worst))
+	for v := range worst {
+		vs = append(vs, v)
+	}
+	sort.Strings(vs)
+	for _, v := range vs {
+		label := "slowest pair"
+		if v != "" {
+			label += " (" + v + ")"
+		}
+		fmt.Fprintf(w, "%s: %.1fx the baseline\n", label, worst[v])
+	}
 	return code
 }

@@ -14,7 +14,7 @@ BenchmarkBaselineMap/swarm-2                 	   40000	     30000 ns/op
 BenchmarkBaselineMap/fuse-2                  	   40000	     32000 ns/op
 PASS`
 	var out bytes.Buffer
-	code := report(strings.NewReader(in), &out, 5)
+	code := report(strings.NewReader(in), &out, 5, "")
 	if code != 1 {
 		t.Errorf("code %d, want 1 (fuse_to_swarm is 4x)", code)
 	}
@@ -23,7 +23,23 @@ PASS`
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if code := report(strings.NewReader("PASS\n"), &out, 5); code != 1 {
+	if code := report(strings.NewReader("PASS\n"), &out, 5, ""); code != 1 {
 		t.Errorf("empty input: code %d", code)
+	}
+	variants := `BenchmarkTranslate/nested/swarm_to_fuse-2   100  2000 ns/op
+BenchmarkTranslate/text/swarm_to_fuse-2     100  4000 ns/op
+BenchmarkBaselineMap/nested/swarm-2          100 20000 ns/op
+BenchmarkBaselineMap/text/swarm-2            100 12000 ns/op`
+	out.Reset()
+	if code := report(strings.NewReader(variants), &out, 5, "nested"); code != 0 {
+		t.Errorf("gated on nested: code %d\n%s", code, out.String())
+	}
+	for _, want := range []string{"nested/swarm_to_fuse", "10.0x", "text/swarm_to_fuse", "3.0x", "slowest pair (nested): 10.0x", "slowest pair (text): 3.0x"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if code := report(strings.NewReader(variants), &out, 5, ""); code != 1 {
+		t.Errorf("ungated: code %d", code)
 	}
 }
