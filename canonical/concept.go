@@ -144,7 +144,7 @@ func (e *Envelope) PresentSet() ConceptSet {
 	set(iResult, e.Result != "")
 	set(iOutcome, e.Outcome != "")
 	if er := e.Error; er != nil {
-		set(iErrorCode, er.Code != "" || e.Origin.Words[KindError] != "")
+		set(iErrorCode, er.Code != "" || e.Origin.Words.Get(KindError) != "")
 		set(iErrorMessage, er.Message != "")
 		set(iErrorRetryable, er.Retryable != nil)
 		set(iErrorRetryAfter, er.RetryAfter.Set)

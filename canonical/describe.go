@@ -74,7 +74,7 @@ func (e *Envelope) Describe(c Concept) string {
 		if e.Error.Code != "" {
 			return string(e.Error.Code)
 		}
-		return q(e.Origin.Words[KindError])
+		return q(e.Origin.Words.Get(KindError))
 	case CErrorMessage:
 		return clip(q(e.Error.Message))
 	case CErrorRetryable:

@@ -92,27 +92,58 @@ type Origin struct {
 	// Form names the variant of the dialect's layout the message used, for
 	// dialects that have more than one ("" is the dialect's default).
 	Form string
-	// Words are the source's spellings of vocabulary values, keyed by
-	// vocabulary kind (KindAct, KindOutcome, ...). They are written back
-	// only when encoding to the dialect of origin.
-	Words map[string]string
+	// Words are the source's spellings of vocabulary values, by vocabulary
+	// kind. They are written back only when encoding to the dialect of
+	// origin.
+	Words Words
 }
 
 // Word returns the source's spelling for vocabulary kind, if dialect is the
 // envelope's dialect of origin.
 func (o *Origin) Word(dialect, kind string) string {
-	if o.Dialect != dialect || o.Words == nil {
+	if o.Dialect != dialect {
 		return ""
 	}
-	return o.Words[kind]
+	return o.Words.Get(kind)
 }
 
 // SetWord records the source's spelling for vocabulary kind.
-func (o *Origin) SetWord(kind, word string) {
-	if o.Words == nil {
-		o.Words = make(map[string]string, 2)
+func (o *Origin) SetWord(kind, word string) { o.Words.Set(kind, word) }
+
+// Words holds one word per vocabulary kind (KindAct, KindOutcome, KindError,
+// KindPriority); "" means none.
+type Words [4]string
+
+func kindIndex(kind string) int {
+	switch kind {
+	case KindAct:
+		return 0
+	case KindOutcome:
+		return 1
+	case KindError:
+		return 2
+	case KindPriority:
+		return 3
 	}
-	o.Words[kind] = word
+	return -1
+}
+
+// Get returns the word for kind ("" when none).
+func (w *Words) Get(kind string) string {
+	if i := kindIndex(kind); i >= 0 {
+		return w[i]
+	}
+	return ""
+}
+
+// Has reports whether there is a word for kind.
+func (w *Words) Has(kind string) bool { return w.Get(kind) != "" }
+
+// Set records the word for kind; an unknown kind is ignored.
+func (w *Words) Set(kind, word string) {
+	if i := kindIndex(kind); i >= 0 {
+		w[i] = word
+	}
 }
 
 // Party identifies an agent.

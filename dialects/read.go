@@ -27,7 +27,7 @@ func (r Reader) Parse(msg []byte) (gjson.Result, error) {
 func (r Reader) String(path string, v gjson.Result, nullOK bool) (string, error) {
 	switch {
 	case v.Type == gjson.String:
-		return v.Str, nil
+		return Text(v), nil
 	case v.Type == gjson.Null && nullOK:
 		return "", nil
 	}

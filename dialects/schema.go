@@ -121,11 +121,12 @@ func DuplicateMembers(msg []byte) []Problem {
 				if seen == nil {
 					seen = map[string]bool{}
 				}
-				p := Join(path, k.Str)
-				if seen[k.Str] {
+				name := Key(k)
+				p := Join(path, name)
+				if seen[name] {
 					out = append(out, Problem{Path: p, Message: "member given more than once"})
 				}
-				seen[k.Str] = true
+				seen[name] = true
 				walk(m, p)
 				return true
 			})

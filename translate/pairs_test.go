@@ -196,7 +196,7 @@ func value(e *c.Envelope, cc c.Concept) string {
 		return raw(e.Error.SuggestedActions)
 	case c.CErrorCode:
 		if e.Error.Code == "" {
-			return "word " + e.Origin.Words[c.KindError]
+			return "word " + e.Origin.Words.Get(c.KindError)
 		}
 		return string(e.Error.Code)
 	case c.CTTL:

@@ -54,7 +54,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 				payload, err = v, c.r.Object("payload", v)
 			}
 		default: // retry_count and members the schema does not allow
-			dialects.Keep(env, Name, "", k.Str, v.Raw)
+			dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -109,7 +109,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.R
 					inner, err = v, c.r.Object("payload.payload", v)
 				}
 			default:
-				dialects.Keep(env, Name, base, k.Str, v.Raw)
+				dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 			}
 			return err == nil
 		})
@@ -130,7 +130,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.R
 	}
 	// An act a mapping file gave a word of its own: nothing to interpret.
 	p.ForEach(func(k, v gjson.Result) bool {
-		dialects.Keep(env, Name, base, k.Str, v.Raw)
+		dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		return true
 	})
 	return nil
@@ -181,7 +181,7 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 				content, err = v, c.r.Object(base+".content", v)
 			}
 		default:
-			dialects.Keep(env, Name, base, k.Str, v.Raw)
+			dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -225,7 +225,7 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 		case "timeout":
 			err = c.seconds(env, &seen, cbase, k.Str, v, &env.TTL)
 		default: // requirements, input_files, output_files, dependencies, conditions
-			dialects.Keep(env, Name, cbase, k.Str, v.Raw)
+			dialects.Keep(env, Name, cbase, dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -273,7 +273,7 @@ func (c *Codec) decodeResult(env *canonical.Envelope, base string, p gjson.Resul
 		case "notes":
 			err = c.text(env, &seen, base, k.Str, v, &env.Description)
 		default: // metrics, and v1.3 success, score, duration_sec
-			dialects.Keep(env, Name, base, k.Str, v.Raw)
+			dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -316,7 +316,7 @@ func (c *Codec) decodeError(env *canonical.Envelope, base string, p gjson.Result
 				e.SuggestedActions = canonical.JSON(v.Raw)
 			}
 		default: // documentation
-			dialects.Keep(env, Name, base, k.Str, v.Raw)
+			dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -351,7 +351,7 @@ func (c *Codec) decodeNeedsInput(env *canonical.Envelope, base string, p gjson.R
 		case "timeout_seconds":
 			err = c.seconds(env, &seen, base, k.Str, v, &env.TTL)
 		default: // actions
-			dialects.Keep(env, Name, base, k.Str, v.Raw)
+			dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})

@@ -73,7 +73,7 @@ func TestDecodeAssignment(t *testing.T) {
 		"priority":     env.Priority,
 		"deadline":     env.Deadline,
 		"ttl":          env.TTL,
-		"priorityWord": env.Origin.Words[canonical.KindPriority],
+		"priorityWord": env.Origin.Words.Get(canonical.KindPriority),
 	}
 	for k, w := range want {
 		if got[k] != w {
@@ -188,7 +188,7 @@ func TestDecodeErrors(t *testing.T) {
 func TestDecodeUnknownErrorCode(t *testing.T) {
 	msg := strings.Replace(string(sample(t, "realworld_error")), `"code": "RESOURCE_UNAVAILABLE"`, `"code": "QUOTA_EXCEEDED"`, 1)
 	env := decode(t, []byte(msg))
-	if env.Act != canonical.ActFailure || env.Error.Code != "" || env.Origin.Words[canonical.KindError] != "QUOTA_EXCEEDED" {
+	if env.Act != canonical.ActFailure || env.Error.Code != "" || env.Origin.Words.Get(canonical.KindError) != "QUOTA_EXCEEDED" {
 		t.Fatalf("act %s code %q words %v", env.Act, env.Error.Code, env.Origin.Words)
 	}
 	ctx := &dialects.EncodeContext{}

@@ -17,7 +17,7 @@ func jsonEqual(a, b []byte) bool { return dialecttest.JSONEqual(a, b) }
 // foreign returns an envelope as another dialect (swarm) would decode it.
 func foreign(act canonical.Act) *canonical.Envelope {
 	return &canonical.Envelope{
-		Origin:   canonical.Origin{Dialect: "swarm", Version: "0.1.0", Words: map[string]string{canonical.KindAct: "request"}},
+		Origin:   canonical.Origin{Dialect: "swarm", Version: "0.1.0", Words: canonical.Words{"request"}},
 		ID:       "00000000-0000-4000-8000-000000000002",
 		Act:      act,
 		Sender:   canonical.Party{ID: "agent-1"},
@@ -477,7 +477,7 @@ func full(act canonical.Act) *canonical.Envelope {
 // dialect's word with no canonical meaning is written as it is.
 func TestEncodeForeignUnknownCode(t *testing.T) {
 	env := foreign(canonical.ActFailure)
-	env.Origin.Words[canonical.KindError] = "API_ERROR"
+	env.Origin.SetWord(canonical.KindError, "API_ERROR")
 	env.Error = &canonical.Error{Message: "API call failed"}
 	out, losses := encode(t, env)
 	if got := out.Get("payload.code").Str; got != "API_ERROR" {
@@ -487,7 +487,7 @@ func TestEncodeForeignUnknownCode(t *testing.T) {
 		t.Errorf("code reported: %v", losses)
 	}
 	back := decode(t, []byte(out.Raw))
-	if back.Act != canonical.ActFailure || back.Origin.Words[canonical.KindError] != "API_ERROR" {
+	if back.Act != canonical.ActFailure || back.Origin.Words.Get(canonical.KindError) != "API_ERROR" {
 		t.Errorf("back: act %s words %v", back.Act, back.Origin.Words)
 	}
 

@@ -52,7 +52,7 @@ func (e *encoder) errorCode() (string, error) {
 	}
 	var lost string // a word with no canonical meaning that is not written
 	if code == "" {
-		word := env.Origin.Words[canonical.KindError]
+		word := env.Origin.Words.Get(canonical.KindError)
 		switch {
 		case word != "" && e.c.wordAct(word) == act:
 			return word, nil

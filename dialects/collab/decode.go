@@ -72,7 +72,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 			if i := headerIndex(k.Str); i >= 0 {
 				top[i] = v
 			} else {
-				dialects.Keep(env, Name, "", k.Str, v.Raw)
+				dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
 			}
 		}
 		return err == nil
@@ -89,7 +89,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 			if i := headerIndex(k.Str); i >= 0 {
 				hdr[i] = v
 			} else {
-				dialects.Keep(env, Name, "header", k.Str, v.Raw)
+				dialects.Keep(env, Name, "header", dialects.Key(k), v.Raw)
 			}
 			return true
 		})
@@ -218,19 +218,31 @@ func (c *Codec) decodeTrace(env *canonical.Envelope, v gjson.Result) error {
 	if err := c.r.Object("trace", v); err != nil {
 		return err
 	}
+	empty := true
 	var err error
 	v.ForEach(func(k, v gjson.Result) bool {
+		empty = false
+		var id *string
 		switch k.Str {
 		case "traceId":
-			env.Trace.TraceID, err = c.r.String("trace.traceId", v, false)
+			id = &env.Trace.TraceID
 		case "spanId":
-			env.Trace.SpanID, err = c.r.String("trace.spanId", v, false)
+			id = &env.Trace.SpanID
 		case "parentSpan":
-			env.Trace.ParentSpanID, err = c.r.String("trace.parentSpan", v, false)
+			id = &env.Trace.ParentSpanID
 		default:
-			dialects.Keep(env, Name, "trace", k.Str, v.Raw)
+			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
+			return true
+		}
+		if *id, err = c.r.String("trace."+k.Str, v, false); err == nil && *id == "" {
+			// An empty id is no id: kept as written.
+			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
+	if empty {
+		// An empty trace carries nothing: kept as written.
+		dialects.Keep(env, Name, "", "trace", v.Raw)
+	}
 	return err
 }

@@ -23,7 +23,7 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error 
 		case "context":
 			env.Context = canonical.JSON(v.Raw)
 		default:
-			dialects.Keep(env, Name, "body", k.Str, v.Raw)
+			dialects.Keep(env, Name, "body", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -129,7 +129,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 		case "context":
 			env.Context = canonical.JSON(v.Raw)
 		default:
-			dialects.Keep(env, Name, "body", k.Str, v.Raw)
+			dialects.Keep(env, Name, "body", dialects.Key(k), v.Raw)
 		}
 		return true
 	})
@@ -174,7 +174,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 			return err
 		}
 	}
-	if _, coded := env.Origin.Words[canonical.KindError]; !coded {
+	if coded := env.Origin.Words.Has(canonical.KindError); !coded {
 		// A status that is itself an error word (TIMEOUT) gives the code.
 		if code, ok := c.errs.Canonical(statusWord); ok {
 			e.Code = canonical.ErrorCode(code)
@@ -204,6 +204,10 @@ func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson
 		case "code":
 			var word string
 			if word, err = c.r.String("body.error.code", v, false); err == nil {
+				if word == "" { // no word at all: kept as written
+					dialects.Keep(env, Name, "body.error", dialects.Key(k), v.Raw)
+					break
+				}
 				if code, ok := c.errs.Canonical(word); ok {
 					e.Code = canonical.ErrorCode(code)
 				}
@@ -221,7 +225,7 @@ func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson
 		case "details":
 			e.Details = canonical.JSON(v.Raw)
 		default:
-			dialects.Keep(env, Name, "body.error", k.Str, v.Raw)
+			dialects.Keep(env, Name, "body.error", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -240,7 +244,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, body gjson.Result) error {
 		case "context":
 			env.Context = canonical.JSON(v.Raw)
 		default:
-			dialects.Keep(env, Name, "body", k.Str, v.Raw)
+			dialects.Keep(env, Name, "body", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})

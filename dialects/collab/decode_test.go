@@ -85,12 +85,12 @@ func TestDecodeSamples(t *testing.T) {
 		{"made_response_error_timeout", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActFailure)
 			want(t, e.Outcome, canonical.OutcomeFailure)
-			want(t, e.Origin.Words[canonical.KindOutcome], "ERROR")
+			want(t, e.Origin.Words.Get(canonical.KindOutcome), "ERROR")
 			want(t, e.Error, &canonical.Error{Code: canonical.ErrTimeout, Message: "Agent did not respond within 30s", Retryable: &yes, RetryAfter: canonical.Dur(5 * time.Second)})
 		}},
 		{"made_response_status_timeout", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActFailure)
-			want(t, e.Origin.Words[canonical.KindOutcome], "TIMEOUT")
+			want(t, e.Origin.Words.Get(canonical.KindOutcome), "TIMEOUT")
 			want(t, e.Origin.Form, "null-result")
 			want(t, e.Error.Code, canonical.ErrTimeout)
 			jsonEq(t, "Error.Details", e.Error.Details, `{"agent":"agent-indexer","consecutiveTimeouts":2}`)
@@ -99,7 +99,7 @@ func TestDecodeSamples(t *testing.T) {
 		{"made_response_result_failed", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActResult)
 			want(t, e.Outcome, canonical.OutcomeFailure)
-			want(t, e.Origin.Words[canonical.KindOutcome], "ERROR")
+			want(t, e.Origin.Words.Get(canonical.KindOutcome), "ERROR")
 			want(t, e.Origin.Form, "")
 			want(t, e.InReplyTo, "msg_5b07e2f3")
 			want(t, e.Error, (*canonical.Error)(nil))
@@ -112,7 +112,7 @@ func TestDecodeSamples(t *testing.T) {
 			want(t, e.Outcome, canonical.OutcomeFailure)
 			want(t, e.Error.Code, canonical.ErrRejected)
 			want(t, e.Error.Retryable, &no)
-			want(t, e.Origin.Words[canonical.KindError], "REJECTED")
+			want(t, e.Origin.Words.Get(canonical.KindError), "REJECTED")
 		}},
 		{"made_response_flat", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActResult)
@@ -140,7 +140,7 @@ func TestDecodeSamples(t *testing.T) {
 		}},
 		{"made_broadcast_shutdown", func(t *testing.T, e *canonical.Envelope) {
 			want(t, e.Act, canonical.ActEvent)
-			want(t, e.Origin.Words[canonical.KindAct], "BROADCAST")
+			want(t, e.Origin.Words.Get(canonical.KindAct), "BROADCAST")
 			want(t, e.Receiver, canonical.Address{Kind: canonical.AddressBroadcast})
 			want(t, e.Priority, canonical.PriorityCritical)
 			want(t, e.Operation.Name, "SystemShutdown")
@@ -258,8 +258,8 @@ func TestDecodeResponseActs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := decode(t, []byte(`{"type":"RESPONSE","correlationId":"r-1","body":`+tt.body+`}`))
-		if e.Act != tt.act || e.Outcome != tt.outcome || e.Origin.Words[canonical.KindError] != tt.word {
-			t.Errorf("%s: act %s outcome %q word %q, want %s %q %q", tt.body, e.Act, e.Outcome, e.Origin.Words[canonical.KindError], tt.act, tt.outcome, tt.word)
+		if e.Act != tt.act || e.Outcome != tt.outcome || e.Origin.Words.Get(canonical.KindError) != tt.word {
+			t.Errorf("%s: act %s outcome %q word %q, want %s %q %q", tt.body, e.Act, e.Outcome, e.Origin.Words.Get(canonical.KindError), tt.act, tt.outcome, tt.word)
 		}
 		var code canonical.ErrorCode
 		if e.Error != nil {
@@ -329,7 +329,7 @@ func TestDecodeFailedResult(t *testing.T) {
 		e := decode(t, []byte(`{"type":"RESPONSE","correlationId":"r-1","body":`+tt.body+`}`))
 		want(t, e.Act, canonical.ActResult)
 		want(t, e.Outcome, canonical.OutcomeFailure)
-		want(t, e.Origin.Words[canonical.KindOutcome], tt.status)
+		want(t, e.Origin.Words.Get(canonical.KindOutcome), tt.status)
 		want(t, e.Origin.Form, tt.form)
 		want(t, e.Error, (*canonical.Error)(nil))
 		jsonEq(t, "Result", e.Result, tt.result)
@@ -345,5 +345,5 @@ func TestDecodeUnknownCode(t *testing.T) {
 	want(t, e.Act, canonical.ActFailure)
 	want(t, e.Error.Code, canonical.ErrorCode(""))
 	want(t, e.Error.Message, "upstream said no")
-	want(t, e.Origin.Words[canonical.KindError], "API_ERROR")
+	want(t, e.Origin.Words.Get(canonical.KindError), "API_ERROR")
 }

@@ -160,7 +160,7 @@ func keptResult(env *canonical.Envelope) bool {
 // result from elsewhere with no outcome is written as a success.
 func (c *Codec) status(env *canonical.Envelope, ctx *dialects.EncodeContext, failed, own bool) (string, bool) {
 	if own {
-		if _, had := env.Origin.Words[canonical.KindOutcome]; !had {
+		if !env.Origin.Words.Has(canonical.KindOutcome) {
 			return "", false
 		}
 	}
@@ -183,7 +183,7 @@ func bareError(env *canonical.Envelope) bool {
 	if e == nil {
 		return true
 	}
-	_, coded := env.Origin.Words[canonical.KindError]
+	coded := env.Origin.Words.Has(canonical.KindError)
 	return !coded && e.Message == "" && e.Retryable == nil && !e.RetryAfter.Set &&
 		e.Details == "" && e.SuggestedActions == "" && !dialects.HasExtras(env, Name, "body.error")
 }
@@ -236,8 +236,8 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 		e = &canonical.Error{}
 	}
 	if own {
-		word, had := env.Origin.Words[canonical.KindError]
-		if !had {
+		word := env.Origin.Words.Get(canonical.KindError)
+		if word == "" {
 			return "", false
 		}
 		if code, _ := c.errs.Canonical(word); e.Code == "" || canonical.ErrorCode(code) == e.Code {
@@ -246,7 +246,7 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 	}
 	code := e.Code
 	if code == "" {
-		if foreign := env.Origin.Words[canonical.KindError]; foreign != "" && !own {
+		if foreign := env.Origin.Words.Get(canonical.KindError); foreign != "" && !own {
 			return c.foreignCode(ctx, env, act, foreign), true
 		}
 		code = canonical.DefaultErrorCode(act)

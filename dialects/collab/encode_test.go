@@ -394,14 +394,14 @@ func TestEncodeForeignErrorWord(t *testing.T) {
 		env := foreign(tt.act)
 		env.Origin.Dialect = "fuse"
 		env.InReplyTo = "req-1"
-		env.Origin.Words = map[string]string{canonical.KindError: tt.word}
+		env.Origin.SetWord(canonical.KindError, tt.word)
 		env.Error = &canonical.Error{Message: "upstream API returned 502"}
 		msg, back, losses := encode(t, env)
 		want(t, msg.Get("body.error.code").Str, tt.code)
 		want(t, msg.Get("body.error.message").Str, "upstream API returned 502")
 		want(t, back.Act, tt.back)
 		want(t, back.Error.Code, tt.backErr)
-		want(t, back.Origin.Words[canonical.KindError], tt.code)
+		want(t, back.Origin.Words.Get(canonical.KindError), tt.code)
 		if l := lossOf(losses, canonical.CErrorCode); (len(l) == 1) != tt.approx || len(l) > 1 || (len(l) == 1 && l[0].Kind != dialects.Approximated) {
 			t.Errorf("%s %s: error.code losses %v, want approximated %v", tt.act, tt.word, l, tt.approx)
 		}

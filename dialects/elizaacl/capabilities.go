@@ -20,7 +20,7 @@ func (d *decoder) capabilities(p gjson.Result) error {
 	o := object{path: "payload"}
 	var err error
 	p.ForEach(func(k, v gjson.Result) bool {
-		key := k.Str
+		key := dialects.Key(k)
 		switch key {
 		case "status":
 			err = d.outcome(&o, key, v)

@@ -20,7 +20,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	var hasPerf bool
 	var payload gjson.Result
 	root.ForEach(func(k, v gjson.Result) bool {
-		key := k.Str
+		key := dialects.Key(k)
 		switch key {
 		case "mcp_version":
 			env.Origin.Version, err = d.text(&top, key, v, false)
@@ -96,7 +96,7 @@ func (d *decoder) party(top *object, key string, v gjson.Result) (id string, ok 
 			id, err = d.text(&o, k.Str, m, false)
 			return err == nil
 		}
-		dialects.Keep(d.env, Name, key, k.Str, m.Raw)
+		dialects.Keep(d.env, Name, key, dialects.Key(k), m.Raw)
 		return true
 	})
 	if empty {

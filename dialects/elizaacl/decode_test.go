@@ -91,14 +91,14 @@ func TestDecodeActs(t *testing.T) {
 		{"realworld_10_Jules_cfbfeec_INFORM_RESULT_full", func(t *testing.T, env *canonical.Envelope) {
 			want(t, "act", env.Act, canonical.ActResult)
 			want(t, "outcome", env.Outcome, canonical.OutcomePartial)
-			want(t, "spelling", env.Origin.Words[canonical.KindOutcome], "PARTIAL_SUCCESS")
+			want(t, "spelling", env.Origin.Words.Get(canonical.KindOutcome), "PARTIAL_SUCCESS")
 			want(t, "result", strings.Contains(string(env.Result), `"request_for_user"`), true)
 			want(t, "description", strings.HasPrefix(env.Description, "Initial analysis"), true)
 			want(t, "artifacts kept", extra(env, "payload.artifacts"), `[]`)
 		}},
 		{"realworld_03_Jules_bce1787_INFORM_RESULT_full", func(t *testing.T, env *canonical.Envelope) {
 			want(t, "outcome", env.Outcome, canonical.OutcomePartial)
-			want(t, "no spelling needed", env.Origin.Words[canonical.KindOutcome], "")
+			want(t, "no spelling needed", env.Origin.Words.Get(canonical.KindOutcome), "")
 		}},
 		{"made_task_reject", func(t *testing.T, env *canonical.Envelope) {
 			want(t, "act", env.Act, canonical.ActRefuse)
@@ -114,7 +114,7 @@ func TestDecodeActs(t *testing.T) {
 		{"made_not_understood", func(t *testing.T, env *canonical.Envelope) {
 			want(t, "act", env.Act, canonical.ActNotUnderstood)
 			want(t, "code", env.Error.Code, canonical.ErrInvalidMessage)
-			want(t, "spelling", env.Origin.Words[canonical.KindError], "unknown_ontology")
+			want(t, "spelling", env.Origin.Words.Get(canonical.KindError), "unknown_ontology")
 		}},
 		{"made_query_if", func(t *testing.T, env *canonical.Envelope) {
 			want(t, "act", env.Act, canonical.ActQueryIf)
@@ -233,11 +233,11 @@ func TestDecodeErrors(t *testing.T) {
 func TestDecodeLenient(t *testing.T) {
 	env := decode(t, []byte(`{"performative":"INFORM_RESULT","payload":{"task_status":"Success"}}`))
 	want(t, "mixed-case outcome", env.Outcome, canonical.OutcomeSuccess)
-	want(t, "spelling", env.Origin.Words[canonical.KindOutcome], "Success")
+	want(t, "spelling", env.Origin.Words.Get(canonical.KindOutcome), "Success")
 
 	env = decode(t, []byte(`{"performative":"TASK_REJECT","payload":{"reason_code":"quota_exhausted"}}`))
 	want(t, "open vocabulary: no code", env.Error.Code, canonical.ErrorCode(""))
-	want(t, "open vocabulary: word kept", env.Origin.Words[canonical.KindError], "quota_exhausted")
+	want(t, "open vocabulary: word kept", env.Origin.Words.Get(canonical.KindError), "quota_exhausted")
 
 	env = decode(t, []byte(`{"performative":"TASK_ACCEPT","payload":{"estimated_completion_time":1.5}}`))
 	want(t, "fractional seconds", env.TTL, canonical.Dur(1500*time.Millisecond))

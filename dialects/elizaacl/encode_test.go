@@ -115,7 +115,7 @@ func TestEncodeForeign(t *testing.T) {
 			e := foreign(canonical.ActFailure)
 			e.InReplyTo = "req-7"
 			e.Receiver = canonical.Address{Kind: canonical.AddressBroadcast}
-			e.Origin.Words = map[string]string{canonical.KindError: "DISK_FULL"}
+			e.Origin.SetWord(canonical.KindError, "DISK_FULL")
 			e.Error = &canonical.Error{Message: "no space left", Retryable: new(bool)}
 			return e
 		}, `{"mcp_version":"0.1.0","message_id":"m-2","performative":"FAILURE","sender":{"agent_id":"agent-2"},"receiver":{"agent_id":"*"},"in_reply_to":"req-7","timestamp":"2024-01-11T10:00:03.000000","payload":{"status":"failure","error_code":"DISK_FULL","error_text":"no space left"}}`,

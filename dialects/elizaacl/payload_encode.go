@@ -109,11 +109,11 @@ func (c *Codec) encodeError(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 			w.Key(codeKey)
 			w.String(word)
 		}
-	case env.Origin.Words[canonical.KindError] != "":
+	case env.Origin.Words.Get(canonical.KindError) != "":
 		// A word with no canonical meaning, of elizaacl or of the source
 		// dialect: the code is an open vocabulary, so it is kept verbatim.
 		w.Key(codeKey)
-		w.String(env.Origin.Words[canonical.KindError])
+		w.String(env.Origin.Words.Get(canonical.KindError))
 	}
 	w.StringField(textKey, e.Message)
 }

@@ -293,7 +293,11 @@ func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical
 	defer w.CloseArray()
 	required := map[string]bool{}
 	s.Get("required").ForEach(func(_, r gjson.Result) bool {
-		required[r.String()] = true
+		name := r.String()
+		if r.Type == gjson.String {
+			name = dialects.Text(r)
+		}
+		required[name] = true
 		return true
 	})
 	extra := ""
@@ -320,18 +324,18 @@ func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical
 		}
 		w.Open()
 		w.Key("name")
-		w.String(k.Str)
+		w.String(dialects.Text(k))
 		if t := p.Get("type"); t.Type == gjson.String {
 			w.Key("type")
-			w.String(t.Str)
+			w.String(dialects.Text(t))
 		} else if t.Exists() {
 			extra += " " + k.Str + ".type"
 		}
 		w.Key("required")
-		w.Bool(required[k.Str])
+		w.Bool(required[dialects.Text(k)])
 		if d := p.Get("description"); d.Type == gjson.String {
 			w.Key("description")
-			w.String(d.Str)
+			w.String(dialects.Text(d))
 		} else if d.Exists() {
 			extra += " " + k.Str + ".description"
 		}

@@ -32,9 +32,22 @@ const (
 	CapabilitiesEvent = "capabilities"
 )
 
-// FormGuide is the Origin.Form of a response in the upstream guide's shape:
-// requestId at the top level, content.success and content.result.
-const FormGuide = "guide"
+// The Origin.Form values of a response, by where its requestId sits and, but
+// for a capability declaration, its content's layout: the spec's
+// (content.status and content.data) or the upstream guide's (content.success
+// and content.result). "" is the spec's layout with content.requestId.
+const (
+	// FormGuide is the upstream guide's shape: requestId at the top level,
+	// content.success and content.result. A capability declaration with
+	// its requestId at the top level has this form too.
+	FormGuide = "guide"
+	// FormGuideContentID is the guide's content.success and
+	// content.result with the spec's content.requestId.
+	FormGuideContentID = "guide-content-id"
+	// FormSpecTopID is the spec's content.status and content.data with the
+	// guide's top-level requestId.
+	FormSpecTopID = "spec-top-id"
+)
 
 //go:embed schema.json
 var schemaJSON []byte

@@ -19,14 +19,14 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "version":
-			env.Origin.Version, err = c.r.String("version", v, false)
+			env.Origin.Version, err = c.text(env, "", dialects.Text(k), v)
 		case "messageType":
 			msgType, err = c.r.String("messageType", v, false)
 		case "id":
-			env.ID, err = c.r.String("id", v, false)
+			env.ID, err = c.text(env, "", dialects.Text(k), v)
 		case "timestamp":
 			var t string
-			t, err = c.r.String("timestamp", v, false)
+			t, err = c.text(env, "", dialects.Text(k), v)
 			env.Time = canonical.Timestamp(t)
 		case "source":
 			_, err = c.decodeParty(env, "source", v, &env.Sender.ID, &env.Sender.Name)
@@ -43,7 +43,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "content":
 			content, err = v, c.r.Object("content", v)
 		default:
-			dialects.Keep(env, Name, "", k.Str, v.Raw)
+			dialects.Keep(env, Name, "", dialects.Text(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -73,7 +73,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		err = c.decodeEvent(env, msgType, content)
 	default:
 		content.ForEach(func(k, v gjson.Result) bool {
-			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+			dialects.Keep(env, Name, "content", dialects.Text(k), v.Raw)
 			return true
 		})
 	}
@@ -91,9 +91,21 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	return env, nil
 }
 
+// text reads the string member key of the object at parent. An empty string
+// carries no canonical value: it is kept as an extra member, so that it is
+// written back as it was.
+func (c *Codec) text(env *canonical.Envelope, parent, key string, v gjson.Result) (string, error) {
+	s, err := c.r.String(dialects.Join(parent, key), v, false)
+	if err == nil && s == "" {
+		dialects.Keep(env, Name, parent, key, v.Raw)
+	}
+	return s, err
+}
+
 // decodeParty reads a source or target object into id and name. An object
 // with neither agentId nor name names no party: it is kept whole as an extra
-// member and present is false.
+// member and present is false. An empty agentId or name is kept as an extra
+// member of the object.
 func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result, id, name *string) (present bool, err error) {
 	if err := c.r.Object(key, v); err != nil {
 		return false, err
@@ -105,11 +117,11 @@ func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result,
 	v.ForEach(func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "agentId":
-			*id, err = c.r.String(key+".agentId", m, false)
+			*id, err = c.text(env, key, dialects.Text(k), m)
 		case "name":
-			*name, err = c.r.String(key+".name", m, false)
+			*name, err = c.text(env, key, dialects.Text(k), m)
 		default:
-			dialects.Keep(env, Name, key, k.Str, m.Raw)
+			dialects.Keep(env, Name, key, dialects.Text(k), m.Raw)
 		}
 		return err == nil
 	})
@@ -118,6 +130,7 @@ func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result,
 
 // decodeMetadata lifts metadata.correlationId and metadata.sessionId out of
 // the metadata object; the other members stay together, raw, as Metadata.
+// An empty correlationId or sessionId names nothing: it stays in Metadata.
 // An empty remainder is absent when something was lifted, "{}" otherwise.
 func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 	if err := c.r.Object("metadata", v); err != nil {
@@ -128,14 +141,18 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 	rest = append(rest, '{')
 	lifted := false
 	v.ForEach(func(k, m gjson.Result) bool {
-		switch k.Str {
-		case "correlationId":
-			env.CorrelationID, err = c.r.String("metadata.correlationId", m, false)
-			lifted = true
-		case "sessionId":
-			env.SessionID, err = c.r.String("metadata.sessionId", m, false)
-			lifted = true
-		default:
+		lift := &env.CorrelationID
+		switch {
+		case k.Str == "sessionId":
+			lift = &env.SessionID
+		case k.Str != "correlationId":
+			lift = nil
+		}
+		if lift != nil {
+			*lift, err = c.r.String("metadata."+k.Str, m, false)
+			lifted = lifted || *lift != ""
+		}
+		if err == nil && (lift == nil || *lift == "") {
 			if len(rest) > 1 {
 				rest = append(rest, ',')
 			}
@@ -161,15 +178,15 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, content gjson.Result) err
 	content.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "capability":
-			env.Operation.Capability, err = c.r.String("content.capability", v, false)
+			env.Operation.Capability, err = c.text(env, "content", dialects.Text(k), v)
 		case "action":
-			env.Operation.Name, err = c.r.String("content.action", v, false)
+			env.Operation.Name, err = c.text(env, "content", dialects.Text(k), v)
 		case "parameters":
 			env.Arguments = canonical.JSON(v.Raw)
 		case "contextId":
-			env.ConversationID, err = c.r.String("content.contextId", v, false)
+			env.ConversationID, err = c.text(env, "content", dialects.Text(k), v)
 		default:
-			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+			dialects.Keep(env, Name, "content", dialects.Text(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -198,7 +215,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 		case "capabilities":
 			caps = v
 		default:
-			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+			dialects.Keep(env, Name, "content", dialects.Text(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -208,7 +225,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 	if caps.Exists() {
 		env.Act = canonical.ActInformCapabilities
 		env.Origin.SetWord(canonical.KindAct, msgType)
-		if eventType.Exists() && eventType.Str != CapabilitiesEvent {
+		if eventType.Exists() && dialects.Text(eventType) != CapabilitiesEvent {
 			dialects.Keep(env, Name, "content", "eventType", eventType.Raw)
 		}
 		if data.Exists() {
@@ -216,7 +233,10 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 		}
 		return c.decodeCapabilities(env, caps)
 	}
-	env.Operation.Name = eventType.Str
+	env.Operation.Name = dialects.Text(eventType)
+	if eventType.Exists() && env.Operation.Name == "" {
+		dialects.Keep(env, Name, "content", "eventType", eventType.Raw)
+	}
 	if data.Exists() {
 		env.Arguments = canonical.JSON(data.Raw)
 	}
@@ -252,7 +272,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 		case "requestId":
 			p.requestID = v
 		default:
-			dialects.Keep(env, Name, "content", k.Str, v.Raw)
+			dialects.Keep(env, Name, "content", dialects.Text(k), v.Raw)
 		}
 		return true
 	})
@@ -260,11 +280,12 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 	if p.caps.Exists() {
 		env.Act = canonical.ActInformCapabilities
 		env.Origin.SetWord(canonical.KindAct, msgType)
-		if topReq.Exists() && !p.requestID.Exists() {
-			env.Origin.Form = FormGuide
-		}
-		if err := c.decodeRequestID(env, topReq, p.requestID); err != nil {
+		atTop, err := c.decodeRequestID(env, false, topReq, p.requestID)
+		if err != nil {
 			return err
+		}
+		if atTop {
+			env.Origin.Form = FormGuide
 		}
 		for _, m := range []struct {
 			key string
@@ -279,12 +300,11 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 
 	spec := p.status.Exists() || p.data.Exists()
 	guide := !spec && (p.success.Exists() || p.result.Exists() || (topReq.Exists() && !p.requestID.Exists()))
-	if guide {
-		env.Origin.Form = FormGuide
-	}
-	if err := c.decodeRequestID(env, topReq, p.requestID); err != nil {
+	atTop, err := c.decodeRequestID(env, guide, topReq, p.requestID)
+	if err != nil {
 		return err
 	}
+	env.Origin.Form = responseForm(guide, atTop)
 	body, bodyKey := p.data, "data"
 	if guide {
 		body, bodyKey = p.result, "result"
@@ -360,28 +380,43 @@ func (c *Codec) decodeStatus(env *canonical.Envelope, v gjson.Result) error {
 }
 
 // decodeRequestID reads the id of the request a response answers: at the
-// top level in the guide's shape, in content in the spec's. When both are
-// present the one the shape does not use is kept as an extra member.
-func (c *Codec) decodeRequestID(env *canonical.Envelope, top, inContent gjson.Result) error {
-	primary, primaryPath := inContent, "content.requestId"
+// top level in the guide's shape (topFirst), in content in the spec's. When
+// both are present the one the shape does not use is kept as an extra
+// member; when only one is, it is used wherever it is. atTop reports where
+// the id used sits (topFirst when there is none).
+func (c *Codec) decodeRequestID(env *canonical.Envelope, topFirst bool, top, inContent gjson.Result) (atTop bool, err error) {
+	primary, primaryParent := inContent, "content"
 	other, otherParent := top, ""
-	if env.Origin.Form == FormGuide {
-		primary, primaryPath = top, "requestId"
-		other, otherParent = inContent, "content"
+	if topFirst {
+		primary, primaryParent, other, otherParent = other, otherParent, primary, primaryParent
 	}
 	if !primary.Exists() {
-		primary, primaryPath = other, dialects.Join(otherParent, "requestId")
+		primary, primaryParent = other, otherParent
 		other = gjson.Result{}
 	}
 	if other.Exists() {
 		dialects.Keep(env, Name, otherParent, "requestId", other.Raw)
 	}
 	if !primary.Exists() {
-		return nil
+		return topFirst, nil
 	}
-	var err error
-	env.InReplyTo, err = c.r.String(primaryPath, primary, false)
-	return err
+	env.InReplyTo, err = c.text(env, primaryParent, "requestId", primary)
+	return primaryParent == "", err
+}
+
+// responseForm returns the Origin.Form of a response: its body layout (the
+// guide's success and result, or the spec's status and data) and where its
+// requestId sits.
+func responseForm(guide, idAtTop bool) string {
+	switch {
+	case guide && idAtTop:
+		return FormGuide
+	case guide:
+		return FormGuideContentID
+	case idAtTop:
+		return FormSpecTopID
+	}
+	return ""
 }
 
 // decodeError reads content.error. Error codes are an open vocabulary: a
@@ -399,17 +434,21 @@ func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
 		case "code":
 			var w string
 			if w, err = c.r.String("content.error.code", m, false); err == nil {
+				if w == "" { // no word at all: kept as written
+					dialects.Keep(env, Name, "content.error", dialects.Text(k), m.Raw)
+					break
+				}
 				if code, ok := c.errs.Canonical(w); ok {
 					e.Code = canonical.ErrorCode(code)
 				}
 				env.Origin.SetWord(canonical.KindError, w)
 			}
 		case "message":
-			e.Message, err = c.r.String("content.error.message", m, false)
+			e.Message, err = c.text(env, "content.error", dialects.Text(k), m)
 		case "details":
 			e.Details = canonical.JSON(m.Raw)
 		default:
-			dialects.Keep(env, Name, "content.error", k.Str, m.Raw)
+			dialects.Keep(env, Name, "content.error", dialects.Text(k), m.Raw)
 		}
 		return err == nil
 	})

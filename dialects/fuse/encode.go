@@ -23,8 +23,12 @@ type encoding struct {
 	act     canonical.Act
 	shape   shape
 	msgType string
-	// guide is true for a response written in the upstream guide's shape.
+	// guide is true for a response whose content is written in the
+	// upstream guide's shape (content.success and content.result).
 	guide bool
+	// topID is true for a response whose requestId is written at the top
+	// level rather than in content.
+	topID bool
 	// errorObject is true when an error response writes content.error,
 	// with code word (none when "") standing for canonical code.
 	errorObject bool
@@ -55,7 +59,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		id = ctx.ID()
 	}
 	w.StringField("id", id)
-	if e.guide {
+	if e.topID {
 		w.StringField("requestId", env.InReplyTo)
 	}
 	w.StringField("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, false, !e.own)))
@@ -126,7 +130,11 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 	}
 	switch e.shape {
 	case shapeResult, shapeError, shapeCapsReply:
-		e.guide = e.own && env.Origin.Form == FormGuide
+		if e.own {
+			f := env.Origin.Form
+			e.guide = f == FormGuide || f == FormGuideContentID
+			e.topID = f == FormGuide || f == FormSpecTopID
+		}
 	}
 	if e.shape == shapeError && (env.Error != nil || !e.own) {
 		e.errorObject = true
@@ -150,7 +158,7 @@ func (c *Codec) capsAsEvent(e *encoding) bool {
 
 func (c *Codec) writeSource(w *jsonw.Writer, e *encoding) {
 	s := e.env.Sender
-	if e.own && s.ID == "" && s.Name == "" {
+	if e.own && s.ID == "" && s.Name == "" && !dialects.HasExtras(e.env, Name, "source") {
 		return
 	}
 	if s.ID == "" && !e.own {
@@ -270,7 +278,7 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 						return true
 					}
 				}
-				w.Key(k.Str)
+				w.Key(dialects.Text(k))
 				w.Raw(v.Raw)
 				return true
 			})
@@ -315,7 +323,7 @@ func (c *Codec) writeEvent(w *jsonw.Writer, e *encoding) {
 // response answers. A reply from another dialect that quotes none gets its
 // correlation id, else its task id, else "unknown".
 func (c *Codec) writeRequestID(w *jsonw.Writer, e *encoding) {
-	if e.guide {
+	if e.topID {
 		return // at the top level
 	}
 	env := e.env
@@ -345,6 +353,7 @@ func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 			w.Bool(env.Outcome != canonical.OutcomeFailure)
 		}
 		w.RawField("result", string(env.Result))
+		c.writeRequestID(w, e)
 		return
 	}
 	switch {
@@ -430,7 +439,7 @@ func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
 	}
 	unknown := "" // the source's word for a code with no canonical meaning
 	if code == "" {
-		unknown = env.Origin.Words[canonical.KindError]
+		unknown = env.Origin.Words.Get(canonical.KindError)
 	}
 	if act != canonical.ActFailure {
 		want := canonical.DefaultErrorCode(act)

@@ -214,7 +214,7 @@ func TestEncodeErrorCodes(t *testing.T) {
 // is written verbatim for an envelope that went through another dialect.
 func TestUnknownCodeSurvives(t *testing.T) {
 	env := decode(t, sample(t, "made_error_response_unknown_code"))
-	if env.Error == nil || env.Error.Code != "" || env.Origin.Words[canonical.KindError] != "API_ERROR" {
+	if env.Error == nil || env.Error.Code != "" || env.Origin.Words.Get(canonical.KindError) != "API_ERROR" {
 		t.Fatalf("error %+v words %v", env.Error, env.Origin.Words)
 	}
 	env.Origin.Dialect = "elizaacl" // as a foreign envelope
@@ -227,7 +227,7 @@ func TestUnknownCodeSurvives(t *testing.T) {
 			t.Errorf("unexpected loss %v", l)
 		}
 	}
-	if back := decode(t, []byte(msg.Raw)); back.Act != canonical.ActFailure || back.Origin.Words[canonical.KindError] != "API_ERROR" {
+	if back := decode(t, []byte(msg.Raw)); back.Act != canonical.ActFailure || back.Origin.Words.Get(canonical.KindError) != "API_ERROR" {
 		t.Errorf("reads back as %s with words %v", back.Act, back.Origin.Words)
 	}
 }

@@ -118,11 +118,12 @@ func duplicates(v gjson.Result, path string, add func(path, format string, args 
 			if seen == nil {
 				seen = map[string]bool{}
 			}
-			at := dialects.Join(path, k.Str)
-			if seen[k.Str] {
-				add(at, "member %q occurs more than once", k.Str)
+			name := dialects.Text(k)
+			at := dialects.Join(path, name)
+			if seen[name] {
+				add(at, "member %q occurs more than once", name)
 			}
-			seen[k.Str] = true
+			seen[name] = true
 			duplicates(m, at, add)
 			return true
 		})

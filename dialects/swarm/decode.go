@@ -20,31 +20,53 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	var msgType, correlation string
 	var receiverNull bool
 	var payload, accepted gjson.Result
+	// Every member the encoder always writes starts absent.
+	lay := absMessageID | absSender | absReceiver | absTimestamp | absCorrelation | absPayload | absAccepted
+	// text reads a string member into dst; an empty one carries no value
+	// and is kept as written.
+	text := func(k, v gjson.Result, bit layout, dst *string) {
+		if *dst, err = c.r.String(k.Str, v, false); err == nil {
+			if *dst == "" {
+				dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
+			} else {
+				lay &^= bit
+			}
+		}
+	}
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "message_id":
-			env.ID, err = c.r.String("message_id", v, false)
+			text(k, v, absMessageID, &env.ID)
 		case "message_type":
 			msgType, err = c.r.String("message_type", v, false)
 		case "sender_id":
-			env.Sender.ID, err = c.r.String("sender_id", v, false)
+			text(k, v, absSender, &env.Sender.ID)
 		case "receiver_id":
-			receiverNull = v.Type == gjson.Null
-			env.Receiver.ID, err = c.r.String("receiver_id", v, true)
+			if receiverNull = v.Type == gjson.Null; receiverNull {
+				lay &^= absReceiver
+			} else {
+				text(k, v, absReceiver, &env.Receiver.ID)
+			}
 		case "timestamp":
 			var t string
-			t, err = c.r.String("timestamp", v, false)
+			text(k, v, absTimestamp, &t)
 			env.Time = canonical.Timestamp(t)
 		case "correlation_id":
-			correlation, err = c.r.String("correlation_id", v, true)
+			if v.Type == gjson.Null {
+				lay &^= absCorrelation
+			} else {
+				text(k, v, absCorrelation, &correlation)
+			}
 		case "priority":
 			err = c.decodePriority(env, v)
 		case "payload":
 			payload, err = v, c.r.Object("payload", v)
+			lay &^= absPayload
 		case "accepted":
 			accepted = v
+			lay &^= absAccepted
 		default:
-			dialects.Keep(env, Name, "", k.Str, v.Raw)
+			dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
 		}
 		return err == nil
 	})
@@ -81,10 +103,11 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		}
 	}
 	if payload.Exists() {
-		if err := c.decodePayload(env, msgType, payload); err != nil {
+		if lay, err = c.decodePayload(env, msgType, payload, lay); err != nil {
 			return nil, err
 		}
 	}
+	env.Origin.Form = lay.String()
 	return env, nil
 }
 
@@ -101,14 +124,27 @@ func (c *Codec) decodePriority(env *canonical.Envelope, v gjson.Result) error {
 	return nil
 }
 
-func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload gjson.Result) error {
+// decodePayload reads the payload of a message type, noting in lay the
+// members the encoder writes that the payload lacks.
+func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload gjson.Result, lay layout) (layout, error) {
 	var err error
+	// text reads a payload string member into dst, as Decode's text does.
+	text := func(k, v gjson.Result, bit layout, dst *string) {
+		if *dst, err = c.r.String("payload."+k.Str, v, false); err == nil {
+			if *dst == "" {
+				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
+			} else {
+				lay &^= bit
+			}
+		}
+	}
 	switch msgType {
 	case typeRequest:
+		lay |= absToolName
 		payload.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "tool_name":
-				env.Operation.Name, err = c.r.String("payload.tool_name", v, false)
+				text(k, v, absToolName, &env.Operation.Name)
 			case "arguments":
 				env.Arguments = canonical.JSON(v.Raw)
 			case "timeout":
@@ -117,36 +153,44 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 					env.TTL = canonical.Dur(time.Duration(secs * float64(time.Second)))
 				}
 			default:
-				dialects.Keep(env, Name, "payload", k.Str, v.Raw)
+				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			}
 			return err == nil
 		})
 	case typeResponse:
+		lay |= absSuccess | absResult | absError
 		payload.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "success":
 				var ok bool
 				if ok, err = c.r.Bool("payload.success", v); err == nil {
+					lay &^= absSuccess
 					env.Outcome = canonical.OutcomeFailure
 					if ok {
 						env.Outcome = canonical.OutcomeSuccess
 					}
 				}
 			case "result":
+				lay &^= absResult
 				if v.Type != gjson.Null {
 					env.Result = canonical.JSON(v.Raw)
 				}
 			case "error":
+				if v.Type == gjson.Null {
+					lay &^= absError
+					break
+				}
 				var m string
-				if m, err = c.r.String("payload.error", v, true); err == nil && m != "" {
+				if text(k, v, absError, &m); err == nil && m != "" {
 					env.Error = &canonical.Error{Message: m}
 				}
 			default:
-				dialects.Keep(env, Name, "payload", k.Str, v.Raw)
+				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			}
 			return err == nil
 		})
 	case typeError:
+		lay |= absErrorMessage
 		e := &canonical.Error{}
 		env.Error = e
 		payload.ForEach(func(k, v gjson.Result) bool {
@@ -154,38 +198,45 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 			case "error_code":
 				var w string
 				if w, err = c.r.String("payload.error_code", v, false); err == nil {
+					if w == "" { // no word at all: kept as written
+						dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
+						break
+					}
 					if code, ok := c.errs.Canonical(w); ok {
 						e.Code = canonical.ErrorCode(code)
 					}
 					env.Origin.SetWord(canonical.KindError, w)
 				}
 			case "error_message":
-				e.Message, err = c.r.String("payload.error_message", v, false)
+				text(k, v, absErrorMessage, &e.Message)
 			case "details":
-				if v.Type != gjson.Null {
+				if v.Type == gjson.Null {
+					dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
+				} else {
 					e.Details = canonical.JSON(v.Raw)
 				}
 			default:
-				dialects.Keep(env, Name, "payload", k.Str, v.Raw)
+				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			}
 			return err == nil
 		})
 	case typeNotification:
+		lay |= absEventType
 		payload.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "event_type":
-				env.Operation.Name, err = c.r.String("payload.event_type", v, false)
+				text(k, v, absEventType, &env.Operation.Name)
 			case "data":
 				env.Arguments = canonical.JSON(v.Raw)
 			default:
-				dialects.Keep(env, Name, "payload", k.Str, v.Raw)
+				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			}
 			return err == nil
 		})
 	case typeHandshakeRequest, typeHandshakeResponse:
 		err = c.decodeCapabilities(env, payload)
 	}
-	return err
+	return lay, err
 }
 
 // decodeCapabilities reads an AgentCapabilities payload. The payload is kept

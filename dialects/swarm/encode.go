@@ -14,105 +14,129 @@ const (
 	maxTimeout = 300
 )
 
-// Encode appends env as a swarm message to dst.
+// Encode appends env as a swarm message to dst. A message decoded from
+// swarm is written back as it was; one from another dialect gets every
+// member upstream's factory writes, with stand-ins reported as filled.
 func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.EncodeContext) ([]byte, error) {
 	msgType, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
 	if !ok {
 		return dst, dialects.Errorf(Name, "", "cannot express act %q: swarm has no message type for it", env.Act)
 	}
 	dialects.ReportLosses(ctx, env, Name, holds(env.Act))
-
-	w := jsonw.New(dst)
-	w.Open()
-	id := env.ID
-	if id == "" {
-		id = ctx.ID()
+	e := encoder{c: c, env: env, ctx: ctx, own: env.Origin.Dialect == Name}
+	if e.own {
+		e.lay = parseLayout(env.Origin.Form)
 	}
-	w.Key("message_id")
-	w.String(id)
+	e.w = jsonw.New(dst)
+	w := &e.w
+	w.Open()
+	if !e.lay.has(absMessageID) {
+		id := env.ID
+		if id == "" && !e.own {
+			id = ctx.ID()
+		}
+		w.Key("message_id")
+		w.String(id)
+	}
 	w.Key("message_type")
 	w.String(msgType)
-
-	sender := env.Sender.ID
-	if sender == "" {
-		sender = "unknown"
-		ctx.Fill(canonical.CSender, "sender_id", sender)
+	if !e.lay.has(absSender) {
+		w.Key("sender_id")
+		w.String(e.fill(canonical.CSender, "sender_id", env.Sender.ID))
 	}
-	w.Key("sender_id")
-	w.String(sender)
-
-	w.Key("receiver_id")
-	switch env.Receiver.Kind {
-	case canonical.AddressAgent:
-		w.String(env.Receiver.ID)
-	case canonical.AddressTopic:
-		ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics; topic %q sent to all (receiver_id null)", env.Receiver.ID))
-		w.Null()
-	default:
-		if msgType == typeNotification || msgType == typeError {
-			w.Null()
+	if !e.lay.has(absReceiver) {
+		w.Key("receiver_id")
+		e.receiver(msgType)
+	}
+	if !e.lay.has(absTimestamp) {
+		w.Key("timestamp")
+		if e.own {
+			w.String(string(env.Time))
 		} else {
-			ctx.Fill(canonical.CReceiver, "receiver_id", "unknown")
-			w.String("unknown")
+			w.String(string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, true, true)))
 		}
 	}
-
-	w.Key("timestamp")
-	w.String(string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, true, true)))
-
-	w.Key("correlation_id")
-	if corr := c.correlation(env, msgType, ctx); corr != "" {
-		w.String(corr)
-	} else {
-		w.Null()
+	if !e.lay.has(absCorrelation) {
+		w.Key("correlation_id")
+		if corr := e.correlation(msgType); corr != "" {
+			w.String(corr)
+		} else {
+			w.Null()
+		}
 	}
-
 	if env.Priority != 0 {
 		if p, ok := dialects.Word(ctx, env, Name, c.prio, env.Priority.String(), canonical.CPriority); ok {
 			w.Key("priority")
 			w.String(p)
 		}
 	}
-
-	w.Key("payload")
-	switch msgType {
-	case typeRequest:
-		c.encodeRequest(&w, env, ctx)
-	case typeResponse:
-		c.encodeResponse(&w, env, ctx)
-	case typeError:
-		c.encodeError(&w, env, ctx)
-	case typeNotification:
-		w.Open()
-		name := env.Operation.Name
-		if name == "" {
-			name = "event"
-			ctx.Fill(canonical.COperation, "payload.event_type", name)
+	if !e.lay.has(absPayload) {
+		w.Key("payload")
+		switch msgType {
+		case typeRequest:
+			e.request()
+		case typeResponse:
+			e.response()
+		case typeError:
+			e.errorPayload()
+		case typeNotification:
+			e.notification()
+		case typeHandshakeRequest, typeHandshakeResponse:
+			e.capabilities()
 		}
-		w.Key("event_type")
-		w.String(name)
-		c.objectField(&w, ctx, "data", env.Arguments, canonical.CArguments)
-		dialects.WriteExtras(&w, env, Name, "payload")
-		w.Close()
-	case typeHandshakeRequest, typeHandshakeResponse:
-		c.encodeCapabilities(&w, env, ctx)
 	}
-	if msgType == typeHandshakeResponse {
+	if msgType == typeHandshakeResponse && !e.lay.has(absAccepted) && (!e.own || env.Outcome != "") {
 		w.Key("accepted")
 		w.Bool(env.Outcome != canonical.OutcomeFailure)
 	}
-	dialects.WriteExtras(&w, env, Name, "")
+	dialects.WriteExtras(w, env, Name, "")
 	w.Close()
 	return w.Buf, nil
 }
 
+// encoder writes one envelope.
+type encoder struct {
+	c   *Codec
+	env *canonical.Envelope
+	ctx *dialects.EncodeContext
+	w   jsonw.Writer
+	own bool   // the envelope came from swarm: write it back as it was
+	lay layout // the members the swarm source lacked
+}
+
+// fill returns v, or for an envelope from elsewhere lacking it, the
+// stand-in "unknown", reported as filled.
+func (e *encoder) fill(concept canonical.Concept, field, v string) string {
+	if v == "" && !e.own {
+		v = "unknown"
+		e.ctx.Fill(concept, field, v)
+	}
+	return v
+}
+
+func (e *encoder) receiver(msgType string) {
+	w, r := &e.w, e.env.Receiver
+	switch {
+	case r.Kind == canonical.AddressAgent:
+		w.String(r.ID)
+	case r.Kind == canonical.AddressTopic:
+		e.ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics; topic %q sent to all (receiver_id null)", r.ID))
+		w.Null()
+	case e.own || msgType == typeNotification || msgType == typeError:
+		w.Null()
+	default:
+		w.String(e.fill(canonical.CReceiver, "receiver_id", ""))
+	}
+}
+
 // correlation returns the correlation_id to write: replies quote the message
 // they answer, other messages carry their correlation id.
-func (c *Codec) correlation(env *canonical.Envelope, msgType string, ctx *dialects.EncodeContext) string {
+func (e *encoder) correlation(msgType string) string {
+	env, ctx := e.env, e.ctx
 	if !env.Act.IsReply() {
 		return env.CorrelationID
 	}
-	if env.InReplyTo != "" {
+	if env.InReplyTo != "" || e.own {
 		return env.InReplyTo
 	}
 	if msgType == typeResponse || msgType == typeHandshakeResponse {
@@ -129,24 +153,29 @@ func (c *Codec) correlation(env *canonical.Envelope, msgType string, ctx *dialec
 	return ""
 }
 
-func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext) {
+func (e *encoder) request() {
+	w, env := &e.w, e.env
 	w.Open()
-	name := env.Operation.Name
-	if name == "" {
-		name = env.Operation.Capability
-		if name == "" {
-			name = string(env.Act)
+	if !e.lay.has(absToolName) {
+		name := env.Operation.Name
+		if name == "" && !e.own {
+			name = env.Operation.Capability
+			if name == "" {
+				name = string(env.Act)
+			}
+			e.ctx.Fill(canonical.COperation, "payload.tool_name", name)
 		}
-		ctx.Fill(canonical.COperation, "payload.tool_name", name)
+		w.Key("tool_name")
+		w.String(name)
 	}
-	w.Key("tool_name")
-	w.String(name)
-	c.objectField(w, ctx, "arguments", env.Arguments, canonical.CArguments)
+	e.object("arguments", env.Arguments, canonical.CArguments)
 	if env.TTL.Set {
 		secs := seconds(env.TTL.D)
 		clamped := min(max(secs, minTimeout), maxTimeout)
-		if clamped != secs || float64(secs) != env.TTL.D.Seconds() {
-			dialects.Approximate(ctx, canonical.CTTL, Name, env.TTL.D.String(), fmt.Sprintf("timeout %d s (whole seconds from %d to %d)", clamped, minTimeout, maxTimeout))
+		if e.own {
+			clamped = secs
+		} else if clamped != secs || float64(secs) != env.TTL.D.Seconds() {
+			dialects.Approximate(e.ctx, canonical.CTTL, Name, env.TTL.D.String(), fmt.Sprintf("timeout %d s (whole seconds from %d to %d)", clamped, minTimeout, maxTimeout))
 		}
 		w.Key("timeout")
 		w.Int(clamped)
@@ -155,61 +184,93 @@ func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 	w.Close()
 }
 
-func (c *Codec) encodeResponse(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext) {
+func (e *encoder) response() {
+	w, env := &e.w, e.env
 	w.Open()
-	if env.Outcome == canonical.OutcomePartial {
-		dialects.Approximate(ctx, canonical.COutcome, Name, string(env.Outcome), "success true")
+	if !e.lay.has(absSuccess) {
+		if env.Outcome == canonical.OutcomePartial {
+			dialects.Approximate(e.ctx, canonical.COutcome, Name, string(env.Outcome), "success true")
+		}
+		w.Key("success")
+		w.Bool(env.Outcome != canonical.OutcomeFailure)
 	}
-	w.Key("success")
-	w.Bool(env.Outcome != canonical.OutcomeFailure)
-	w.Key("result")
-	if env.Result != "" {
-		w.Raw(string(env.Result))
-	} else {
-		w.Null()
+	if !e.lay.has(absResult) {
+		w.Key("result")
+		if env.Result != "" {
+			w.Raw(string(env.Result))
+		} else {
+			w.Null()
+		}
 	}
-	w.Key("error")
-	if env.Error != nil && env.Error.Message != "" {
-		w.String(env.Error.Message)
-	} else {
-		w.Null()
+	if !e.lay.has(absError) {
+		w.Key("error")
+		if env.Error != nil && env.Error.Message != "" {
+			w.String(env.Error.Message)
+		} else {
+			w.Null()
+		}
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
 }
 
-func (c *Codec) encodeError(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext) {
-	e := env.Error
-	if e == nil {
-		e = &canonical.Error{}
+func (e *encoder) errorPayload() {
+	w, env := &e.w, e.env
+	er := env.Error
+	if er == nil {
+		er = &canonical.Error{}
 	}
-	code := e.Code
+	code := er.Code
 	if code == "" {
 		code = canonical.DefaultErrorCode(env.Act)
 	}
 	w.Open()
-	w.Key("error_code")
-	if word := env.Origin.Words[canonical.KindError]; word != "" && e.Code == "" {
+	switch word := env.Origin.Words.Get(canonical.KindError); {
+	case keptCode(env):
+		// an empty error_code of swarm's own: WriteExtras writes it back
+	case word != "" && er.Code == "":
+		w.Key("error_code")
 		w.String(word) // the source's own word, with no canonical meaning: kept as it is
-	} else {
-		word, _ := dialects.Word(ctx, env, Name, c.errs, string(code), canonical.CErrorCode)
+	default:
+		word, _ = dialects.Word(e.ctx, env, Name, e.c.errs, string(code), canonical.CErrorCode)
+		w.Key("error_code")
 		w.String(word)
 	}
-	msg := e.Message
-	if msg == "" {
-		msg = string(code)
-		ctx.Fill(canonical.CErrorMessage, "payload.error_message", msg)
+	if !e.lay.has(absErrorMessage) {
+		msg := er.Message
+		if msg == "" && !e.own {
+			msg = string(code)
+			e.ctx.Fill(canonical.CErrorMessage, "payload.error_message", msg)
+		}
+		w.Key("error_message")
+		w.String(msg)
 	}
-	w.Key("error_message")
-	w.String(msg)
-	c.objectField(w, ctx, "details", e.Details, canonical.CErrorDetails)
+	e.object("details", er.Details, canonical.CErrorDetails)
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
 }
 
-// encodeCapabilities writes an AgentCapabilities payload: the source's own
-// when it was swarm, else one built from the sender and the tools.
-func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext) {
+func (e *encoder) notification() {
+	w, env := &e.w, e.env
+	w.Open()
+	if !e.lay.has(absEventType) {
+		name := env.Operation.Name
+		if name == "" && !e.own {
+			name = "event"
+			e.ctx.Fill(canonical.COperation, "payload.event_type", name)
+		}
+		w.Key("event_type")
+		w.String(name)
+	}
+	e.object("data", env.Arguments, canonical.CArguments)
+	dialects.WriteExtras(w, env, Name, "payload")
+	w.Close()
+}
+
+// capabilities writes an AgentCapabilities payload: the source's own when it
+// was swarm, else one built from the sender and the tools.
+func (e *encoder) capabilities() {
+	w, env := &e.w, e.env
 	caps := env.Capabilities
 	if caps != nil && caps.Dialect == Name && caps.Raw != "" {
 		w.Raw(string(caps.Raw))
@@ -245,21 +306,34 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 	w.Close()
 }
 
-// objectField writes key with raw when raw is a JSON object; any other value
-// is wrapped as {"value": raw} and reported, since swarm types these fields
-// as objects.
-func (c *Codec) objectField(w *jsonw.Writer, ctx *dialects.EncodeContext, key string, raw canonical.JSON, concept canonical.Concept) {
+// object writes key with raw when raw is a JSON object; from another
+// dialect any other value is wrapped as {"value": raw} and reported, since
+// swarm types these fields as objects. swarm's own values are written as
+// they were.
+func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Concept) {
 	if raw == "" {
 		return
 	}
+	w := &e.w
 	w.Key(key)
-	if dialects.IsObject(raw) {
+	if e.own || dialects.IsObject(raw) {
 		w.Raw(string(raw))
 		return
 	}
-	dialects.Approximate(ctx, concept, Name, string(raw), `{"value": ...}`)
+	dialects.Approximate(e.ctx, concept, Name, string(raw), `{"value": ...}`)
 	w.Open()
 	w.Key("value")
 	w.Raw(string(raw))
 	w.Close()
+}
+
+// keptCode reports whether env, from swarm, kept its error_code as an Extra
+// (an empty word, which has no canonical meaning and no Origin word).
+func keptCode(env *canonical.Envelope) bool {
+	for _, f := range env.Extra {
+		if f.Dialect == Name && f.Parent == "payload" && f.Key == "error_code" {
+			return true
+		}
+	}
+	return false
 }
