@@ -134,7 +134,7 @@ func TestVocabularies(t *testing.T) {
 // TestConceptOrder checks that the bit positions PresentSet uses follow
 // Concepts, one concept each.
 func TestConceptOrder(t *testing.T) {
-	if numConcepts != len(Concepts) {
+	if int(numConcepts) != len(Concepts) {
 		t.Fatalf("%d bit positions for %d concepts", numConcepts, len(Concepts))
 	}
 	retry := true

@@ -1,109 +1,117 @@
 package canonical
 
+import "strconv"
+
 // Concept names one thing an envelope can hold. Loss reports and the tables
-// that say what each dialect can carry are written in concepts.
-type Concept string
+// that say what each dialect can carry are written in concepts. A concept's
+// value is its position in a ConceptSet; String gives its name.
+type Concept uint8
 
-// The concepts of an envelope.
+// The concepts of an envelope, in the order of Concepts.
 const (
-	CID               Concept = "id"
-	CAct              Concept = "act"
-	CSender           Concept = "sender"
-	CSenderName       Concept = "sender.name"
-	CReceiver         Concept = "receiver"
-	CReceiverName     Concept = "receiver.name"
-	CInReplyTo        Concept = "in_reply_to"
-	CReplyWith        Concept = "reply_with"
-	CCorrelationID    Concept = "correlation_id"
-	CConversationID   Concept = "conversation_id"
-	CSessionID        Concept = "session_id"
-	CTaskID           Concept = "task_id"
-	CTime             Concept = "time"
-	CPriority         Concept = "priority"
-	CDeadline         Concept = "deadline"
-	CTTL              Concept = "ttl"
-	CTraceID          Concept = "trace.trace_id"
-	CSpanID           Concept = "trace.span_id"
-	CParentSpanID     Concept = "trace.parent_span_id"
-	CLanguage         Concept = "language"
-	COntology         Concept = "ontology"
-	CCapability       Concept = "operation.capability"
-	COperation        Concept = "operation.name"
-	CDescription      Concept = "description"
-	CArguments        Concept = "arguments"
-	CResult           Concept = "result"
-	COutcome          Concept = "outcome"
-	CErrorCode        Concept = "error.code"
-	CErrorMessage     Concept = "error.message"
-	CErrorRetryable   Concept = "error.retryable"
-	CErrorRetryAfter  Concept = "error.retry_after"
-	CErrorDetails     Concept = "error.details"
-	CErrorSuggestions Concept = "error.suggested_actions"
-	CCapabilities     Concept = "capabilities"
-	CInputs           Concept = "inputs"
-	CContext          Concept = "context"
-	CMetadata         Concept = "metadata"
-	CAuthentication   Concept = "authentication"
-	CExtensions       Concept = "extensions"
+	CID Concept = iota
+	CAct
+	CSender
+	CSenderName
+	CReceiver
+	CReceiverName
+	CInReplyTo
+	CReplyWith
+	CCorrelationID
+	CConversationID
+	CSessionID
+	CTaskID
+	CTime
+	CPriority
+	CDeadline
+	CTTL
+	CTraceID
+	CSpanID
+	CParentSpanID
+	CLanguage
+	COntology
+	CCapability
+	COperation
+	CDescription
+	CArguments
+	CResult
+	COutcome
+	CErrorCode
+	CErrorMessage
+	CErrorRetryable
+	CErrorRetryAfter
+	CErrorDetails
+	CErrorSuggestions
+	CCapabilities
+	CInputs
+	CContext
+	CMetadata
+	CAuthentication
+	CExtensions
 	// CExtra stands for the dialect-specific members in Envelope.Extra.
-	CExtra Concept = "extra"
-)
-
-// Bit positions of the concepts in a ConceptSet: the order of Concepts.
-const (
-	iID = iota
-	iAct
-	iSender
-	iSenderName
-	iReceiver
-	iReceiverName
-	iInReplyTo
-	iReplyWith
-	iCorrelationID
-	iConversationID
-	iSessionID
-	iTaskID
-	iTime
-	iPriority
-	iDeadline
-	iTTL
-	iTraceID
-	iSpanID
-	iParentSpanID
-	iLanguage
-	iOntology
-	iCapability
-	iOperation
-	iDescription
-	iArguments
-	iResult
-	iOutcome
-	iErrorCode
-	iErrorMessage
-	iErrorRetryable
-	iErrorRetryAfter
-	iErrorDetails
-	iErrorSuggestions
-	iCapabilities
-	iInputs
-	iContext
-	iMetadata
-	iAuthentication
-	iExtensions
-	iExtra
+	CExtra
 	numConcepts
 )
 
-// Concepts lists every concept in a fixed order.
-var Concepts = []Concept{
-	CID, CAct, CSender, CSenderName, CReceiver, CReceiverName, CInReplyTo,
-	CReplyWith, CCorrelationID, CConversationID, CSessionID, CTaskID, CTime,
-	CPriority, CDeadline, CTTL, CTraceID, CSpanID, CParentSpanID, CLanguage,
-	COntology, CCapability, COperation, CDescription, CArguments, CResult,
-	COutcome, CErrorCode, CErrorMessage, CErrorRetryable, CErrorRetryAfter,
-	CErrorDetails, CErrorSuggestions, CCapabilities, CInputs, CContext,
-	CMetadata, CAuthentication, CExtensions, CExtra,
+var conceptNames = [numConcepts]string{
+	CID:               "id",
+	CAct:              "act",
+	CSender:           "sender",
+	CSenderName:       "sender.name",
+	CReceiver:         "receiver",
+	CReceiverName:     "receiver.name",
+	CInReplyTo:        "in_reply_to",
+	CReplyWith:        "reply_with",
+	CCorrelationID:    "correlation_id",
+	CConversationID:   "conversation_id",
+	CSessionID:        "session_id",
+	CTaskID:           "task_id",
+	CTime:             "time",
+	CPriority:         "priority",
+	CDeadline:         "deadline",
+	CTTL:              "ttl",
+	CTraceID:          "trace.trace_id",
+	CSpanID:           "trace.span_id",
+	CParentSpanID:     "trace.parent_span_id",
+	CLanguage:         "language",
+	COntology:         "ontology",
+	CCapability:       "operation.capability",
+	COperation:        "operation.name",
+	CDescription:      "description",
+	CArguments:        "arguments",
+	CResult:           "result",
+	COutcome:          "outcome",
+	CErrorCode:        "error.code",
+	CErrorMessage:     "error.message",
+	CErrorRetryable:   "error.retryable",
+	CErrorRetryAfter:  "error.retry_after",
+	CErrorDetails:     "error.details",
+	CErrorSuggestions: "error.suggested_actions",
+	CCapabilities:     "capabilities",
+	CInputs:           "inputs",
+	CContext:          "context",
+	CMetadata:         "metadata",
+	CAuthentication:   "authentication",
+	CExtensions:       "extensions",
+	CExtra:            "extra",
 }
+
+// String returns the concept's name ("priority", "error.code"...).
+func (c Concept) String() string {
+	if c < numConcepts {
+		return conceptNames[c]
+	}
+	return "concept(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Concepts lists every concept, in order.
+var Concepts = func() []Concept {
+	out := make([]Concept, numConcepts)
+	for i := range out {
+		out[i] = Concept(i)
+	}
+	return out
+}()
 
 // Has reports whether the envelope holds a value for concept c.
 func (e *Envelope) Has(c Concept) bool { return e.PresentSet().Has(c) }
@@ -111,53 +119,53 @@ func (e *Envelope) Has(c Concept) bool { return e.PresentSet().Has(c) }
 // PresentSet returns the set of concepts the envelope holds, in one pass.
 func (e *Envelope) PresentSet() ConceptSet {
 	var s ConceptSet
-	set := func(i int, ok bool) {
+	set := func(c Concept, ok bool) {
 		if ok {
-			s |= 1 << i
+			s |= 1 << c
 		}
 	}
-	set(iID, e.ID != "")
-	set(iAct, e.Act != "")
-	set(iSender, e.Sender.ID != "")
-	set(iSenderName, e.Sender.Name != "")
-	set(iReceiver, e.Receiver.Kind != AddressNone)
-	set(iReceiverName, e.Receiver.Name != "")
-	set(iInReplyTo, e.InReplyTo != "")
-	set(iReplyWith, e.ReplyWith != "")
-	set(iCorrelationID, e.CorrelationID != "")
-	set(iConversationID, e.ConversationID != "")
-	set(iSessionID, e.SessionID != "")
-	set(iTaskID, e.TaskID != "")
-	set(iTime, e.Time != "")
-	set(iPriority, e.Priority != 0)
-	set(iDeadline, e.Deadline != "")
-	set(iTTL, e.TTL.Set)
-	set(iTraceID, e.Trace.TraceID != "")
-	set(iSpanID, e.Trace.SpanID != "")
-	set(iParentSpanID, e.Trace.ParentSpanID != "")
-	set(iLanguage, e.Language != "")
-	set(iOntology, e.Ontology != "")
-	set(iCapability, e.Operation.Capability != "")
-	set(iOperation, e.Operation.Name != "")
-	set(iDescription, e.Description != "")
-	set(iArguments, e.Arguments != "")
-	set(iResult, e.Result != "")
-	set(iOutcome, e.Outcome != "")
+	set(CID, e.ID != "")
+	set(CAct, e.Act != "")
+	set(CSender, e.Sender.ID != "")
+	set(CSenderName, e.Sender.Name != "")
+	set(CReceiver, e.Receiver.Kind != AddressNone)
+	set(CReceiverName, e.Receiver.Name != "")
+	set(CInReplyTo, e.InReplyTo != "")
+	set(CReplyWith, e.ReplyWith != "")
+	set(CCorrelationID, e.CorrelationID != "")
+	set(CConversationID, e.ConversationID != "")
+	set(CSessionID, e.SessionID != "")
+	set(CTaskID, e.TaskID != "")
+	set(CTime, e.Time != "")
+	set(CPriority, e.Priority != 0)
+	set(CDeadline, e.Deadline != "")
+	set(CTTL, e.TTL.Set)
+	set(CTraceID, e.Trace.TraceID != "")
+	set(CSpanID, e.Trace.SpanID != "")
+	set(CParentSpanID, e.Trace.ParentSpanID != "")
+	set(CLanguage, e.Language != "")
+	set(COntology, e.Ontology != "")
+	set(CCapability, e.Operation.Capability != "")
+	set(COperation, e.Operation.Name != "")
+	set(CDescription, e.Description != "")
+	set(CArguments, e.Arguments != "")
+	set(CResult, e.Result != "")
+	set(COutcome, e.Outcome != "")
 	if er := e.Error; er != nil {
-		set(iErrorCode, er.Code != "" || e.Origin.Words.Get(KindError) != "")
-		set(iErrorMessage, er.Message != "")
-		set(iErrorRetryable, er.Retryable != nil)
-		set(iErrorRetryAfter, er.RetryAfter.Set)
-		set(iErrorDetails, er.Details != "")
-		set(iErrorSuggestions, er.SuggestedActions != "")
+		set(CErrorCode, er.Code != "" || e.Origin.Words.Get(KindError) != "")
+		set(CErrorMessage, er.Message != "")
+		set(CErrorRetryable, er.Retryable != nil)
+		set(CErrorRetryAfter, er.RetryAfter.Set)
+		set(CErrorDetails, er.Details != "")
+		set(CErrorSuggestions, er.SuggestedActions != "")
 	}
-	set(iCapabilities, e.Capabilities != nil)
-	set(iInputs, e.Inputs != "")
-	set(iContext, e.Context != "")
-	set(iMetadata, e.Metadata != "")
-	set(iAuthentication, e.Authentication != "")
-	set(iExtensions, e.Extensions != "")
-	set(iExtra, len(e.Extra) > 0)
+	set(CCapabilities, e.Capabilities != nil)
+	set(CInputs, e.Inputs != "")
+	set(CContext, e.Context != "")
+	set(CMetadata, e.Metadata != "")
+	set(CAuthentication, e.Authentication != "")
+	set(CExtensions, e.Extensions != "")
+	set(CExtra, len(e.Extra) > 0)
 	return s
 }
 
@@ -167,25 +175,17 @@ func (e *Envelope) Present() []Concept { return e.PresentSet().List() }
 // ConceptSet is a set of concepts.
 type ConceptSet uint64
 
-var conceptBit = func() map[Concept]ConceptSet {
-	m := make(map[Concept]ConceptSet, len(Concepts))
-	for i, c := range Concepts {
-		m[c] = 1 << i
-	}
-	return m
-}()
-
 // SetOf returns the set of the given concepts.
 func SetOf(cs ...Concept) ConceptSet {
 	var s ConceptSet
 	for _, c := range cs {
-		s |= conceptBit[c]
+		s |= 1 << c
 	}
 	return s
 }
 
 // Has reports whether c is in the set.
-func (s ConceptSet) Has(c Concept) bool { return s&conceptBit[c] != 0 }
+func (s ConceptSet) Has(c Concept) bool { return s&(1<<c) != 0 }
 
 // With returns the set with cs added.
 func (s ConceptSet) With(cs ...Concept) ConceptSet { return s | SetOf(cs...) }
@@ -196,7 +196,7 @@ func (s ConceptSet) Without(cs ...Concept) ConceptSet { return s &^ SetOf(cs...)
 // List returns the set's concepts in Concepts order.
 func (s ConceptSet) List() []Concept {
 	var out []Concept
-	for _, c := range Concepts {
+	for c := Concept(0); c < numConcepts; c++ {
 		if s.Has(c) {
 			out = append(out, c)
 		}

@@ -14,6 +14,10 @@ type Decoder interface {
 	// fields of the wrong type and on words the dialect's vocabulary does
 	// not have; the error is an *Error. It does not check required fields:
 	// Validate does.
+	//
+	// Decode takes ownership of msg: the envelope's raw JSON and strings
+	// share its memory (no copy is made), so the caller must not modify
+	// msg afterwards. A caller that reuses its read buffer passes a copy.
 	Decode(msg []byte) (*canonical.Envelope, error)
 }
 

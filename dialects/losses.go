@@ -14,7 +14,7 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 	lost := env.PresentSet() &^ holds &^ canonical.SetOf(canonical.CExtra)
 	if lost != 0 {
 		for _, c := range lost.List() {
-			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: string(c), tmpl: tmplDropped, env: env, target: target})
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: c.String(), tmpl: tmplDropped, env: env, target: target})
 		}
 	}
 	for i := range env.Extra {
@@ -28,7 +28,7 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 // is, and to, the nearest thing the target dialect has, was written instead.
 func Approximate(ctx *EncodeContext, c canonical.Concept, target, from, to string) {
 	if ctx != nil {
-		ctx.Losses = append(ctx.Losses, Loss{Kind: Approximated, Concept: c, Path: string(c), tmpl: tmplApprox, target: target, from: from, to: to})
+		ctx.Losses = append(ctx.Losses, Loss{Kind: Approximated, Concept: c, Path: c.String(), tmpl: tmplApprox, target: target, from: from, to: to})
 	}
 }
 

@@ -1,6 +1,8 @@
 package dialects
 
 import (
+	"unsafe"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -10,12 +12,14 @@ type Reader struct {
 	Dialect string
 }
 
-// Parse checks that msg is a JSON object and returns it.
+// Parse checks that msg is a JSON object and returns it. The result, and
+// every value read from it, shares msg's memory: Parse takes ownership of
+// msg, as Decoder.Decode does.
 func (r Reader) Parse(msg []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(msg) {
 		return gjson.Result{}, &Error{Dialect: r.Dialect, Problem: "not valid JSON"}
 	}
-	v := gjson.ParseBytes(msg)
+	v := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg)))
 	if !v.IsObject() {
 		return gjson.Result{}, &Error{Dialect: r.Dialect, Problem: "a message must be a JSON object, got " + TypeName(v)}
 	}

@@ -2,6 +2,7 @@ package dialects
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -26,17 +27,20 @@ func Text(v gjson.Result) string {
 // Key returns the name of an object member k, as Text reads it.
 func Key(k gjson.Result) string { return Text(k) }
 
-// hasSurrogateEscape reports whether raw may hold a \uD800-\uDFFF escape (an
-// escaped backslash before "uD8" also counts: reading such text again gives
-// the same result).
+// hasSurrogateEscape reports whether raw, a JSON string, holds a
+// \uD800-\uDFFF escape. It jumps from backslash to backslash.
 func hasSurrogateEscape(raw string) bool {
-	for i := 0; i+3 < len(raw); i++ {
-		if raw[i] == '\\' && raw[i+1] == 'u' && raw[i+2]|0x20 == 'd' {
+	for {
+		i := strings.IndexByte(raw, '\\')
+		if i < 0 || i+3 >= len(raw) {
+			return false
+		}
+		if raw[i+1] == 'u' && raw[i+2]|0x20 == 'd' {
 			switch raw[i+3] | 0x20 {
 			case '8', '9', 'a', 'b', 'c', 'd', 'e', 'f':
 				return true
 			}
 		}
+		raw = raw[i+2:] // past the escaped character: "\\ud800" is no escape
 	}
-	return false
 }

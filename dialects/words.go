@@ -40,6 +40,6 @@ func TimeFor(ctx *EncodeContext, target string, t canonical.Timestamp, concept c
 		return t
 	}
 	now := canonical.NewTimestamp(ctx.Time())
-	ctx.Lose(Approximated, concept, string(concept), target+" requires a date-time; "+string(t)+" is not one, wrote "+string(now))
+	ctx.Lose(Approximated, concept, concept.String(), target+" requires a date-time; "+string(t)+" is not one, wrote "+string(now))
 	return now
 }

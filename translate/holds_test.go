@@ -86,23 +86,21 @@ var (
 
 // replyField says where a dialect keeps "this answers message X" (replies)
 // and a correlation id (other messages).
-var replyField = map[string]struct{ reply, other c.Concept }{
-	"elizaacl":  {c.CInReplyTo, ""},
-	"collab":    {c.CInReplyTo, c.CCorrelationID},
-	"bluelabel": {"", ""},
-	"fuse":      {c.CInReplyTo, ""},
-	"swarm":     {c.CInReplyTo, c.CCorrelationID},
+var replyField = map[string]struct{ reply, other c.ConceptSet }{
+	"elizaacl":  {c.SetOf(c.CInReplyTo), 0},
+	"collab":    {c.SetOf(c.CInReplyTo), c.SetOf(c.CCorrelationID)},
+	"bluelabel": {0, 0},
+	"fuse":      {c.SetOf(c.CInReplyTo), 0},
+	"swarm":     {c.SetOf(c.CInReplyTo), c.SetOf(c.CCorrelationID)},
 }
 
 // holds returns what dialect d carries for act a.
 func holds(d string, a c.Act) c.ConceptSet {
 	s := base[d] | byAct[d][a]
-	rf := replyField[d]
-	if a.IsReply() && rf.reply != "" {
-		s = s.With(rf.reply)
-	}
-	if !a.IsReply() && rf.other != "" {
-		s = s.With(rf.other)
+	if rf := replyField[d]; a.IsReply() {
+		s |= rf.reply
+	} else {
+		s |= rf.other
 	}
 	return s
 }

@@ -84,7 +84,7 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 	want := map[string]bool{}
 	for _, cc := range env.Present() {
 		if cc != c.CExtra && !holds(to, env.Act).Has(cc) {
-			want[string(cc)] = true
+			want[cc.String()] = true
 		}
 	}
 	if to != s.dialect {
@@ -99,7 +99,7 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 		if l.Kind != dialects.Dropped {
 			continue
 		}
-		key := string(l.Concept)
+		key := l.Concept.String()
 		if l.Concept == c.CExtra {
 			key = "extra:" + l.Path
 		}

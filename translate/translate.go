@@ -75,7 +75,8 @@ func (t *Translator) Source(from string, msg []byte) (dialects.Codec, error) {
 }
 
 // Translate decodes msg as from (or detects it) and encodes it as to,
-// appending to dst.
+// appending to dst. Like Decode, it takes ownership of msg, which must not
+// overlap dst.
 func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Options) (Result, error) {
 	src, err := t.Source(from, msg)
 	if err != nil {

@@ -57,7 +57,7 @@ func (e *encoder) assignment(base string) {
 			w.Key("priority")
 			w.String(p)
 		} else {
-			e.ctx.Lose(dialects.Dropped, canonical.CPriority, string(canonical.CPriority), "bluelabel has no priority word for "+env.Priority.String())
+			e.ctx.Lose(dialects.Dropped, canonical.CPriority, canonical.CPriority.String(), "bluelabel has no priority word for "+env.Priority.String())
 		}
 	}
 	e.deadline()
@@ -76,7 +76,7 @@ func (e *encoder) deadline() {
 	default:
 		v, ok := dateTime(d)
 		if !ok {
-			e.ctx.Lose(dialects.Dropped, canonical.CDeadline, string(canonical.CDeadline), fmt.Sprintf("deadline %q is not a date-time; not written", d))
+			e.ctx.Lose(dialects.Dropped, canonical.CDeadline, canonical.CDeadline.String(), fmt.Sprintf("deadline %q is not a date-time; not written", d))
 			return
 		}
 		d = v

@@ -246,7 +246,7 @@ func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Conce
 // approx records that concept was written as the nearest value bluelabel
 // holds.
 func (e *encoder) approx(concept canonical.Concept, detail string) {
-	e.ctx.Lose(dialects.Approximated, concept, string(concept), detail)
+	e.ctx.Lose(dialects.Approximated, concept, concept.String(), detail)
 }
 
 // clip returns s cut to at most n characters, reported as approximated.

@@ -263,7 +263,7 @@ func objectField(w *jsonw.Writer, ctx *dialects.EncodeContext, key string, raw c
 // approximate records that concept was written as the nearest value collab
 // holds.
 func approximate(ctx *dialects.EncodeContext, concept canonical.Concept, format string, args ...any) {
-	ctx.Lose(dialects.Approximated, concept, string(concept), fmt.Sprintf(format, args...))
+	ctx.Lose(dialects.Approximated, concept, concept.String(), fmt.Sprintf(format, args...))
 }
 
 // clip shortens a value for a loss report.

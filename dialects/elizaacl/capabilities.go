@@ -141,7 +141,7 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 	w.Close()
 	w.Close()
 	if len(partial) > 0 {
-		ctx.Lose(dialects.Approximated, canonical.CCapabilities, string(canonical.CCapabilities),
+		ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
 			"elizaacl actions carry only a name and a description; dropped the group, title and schemas of "+strings.Join(quoteAll(partial), ", "))
 	}
 }

@@ -63,7 +63,7 @@ func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 			w.Key("priority")
 			w.String(p)
 		} else {
-			ctx.Lose(dialects.Dropped, canonical.CPriority, string(canonical.CPriority), "elizaacl has no priority word for "+env.Priority.String())
+			ctx.Lose(dialects.Dropped, canonical.CPriority, canonical.CPriority.String(), "elizaacl has no priority word for "+env.Priority.String())
 		}
 	}
 }

@@ -205,7 +205,7 @@ func (c *Codec) writeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx 
 		return
 	}
 	if len(caps.Topics) > 0 {
-		ctx.Lose(dialects.Approximated, canonical.CCapabilities, string(canonical.CCapabilities),
+		ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
 			"fuse declarations have no topics; dropped "+strconv.Quote(strings.Join(caps.Topics, ", ")))
 	}
 	var groups []string
@@ -281,7 +281,7 @@ var (
 func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical.JSON, ctx *dialects.EncodeContext) {
 	s := gjson.Parse(string(schema))
 	lossy := func(detail string) {
-		ctx.Lose(dialects.Approximated, canonical.CCapabilities, string(canonical.CCapabilities),
+		ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
 			"action "+strconv.Quote(action)+": fuse parameter lists "+detail)
 	}
 	if !s.IsObject() || (s.Get("type").Exists() && s.Get("type").String() != "object") {

@@ -191,20 +191,20 @@ func (c *Codec) writeTarget(w *jsonw.Writer, e *encoding) {
 		return
 	case canonical.AddressTopic:
 		if event {
-			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, canonical.CReceiver.String(),
 				fmt.Sprintf("fuse events go to the subscribers of their eventType; topic %q not written", r.ID))
 		} else {
-			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, canonical.CReceiver.String(),
 				fmt.Sprintf("fuse has no topics; topic %q not written (no target)", r.ID))
 		}
 	case canonical.AddressBroadcast:
 		if !event {
-			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, string(canonical.CReceiver),
+			e.ctx.Lose(dialects.Approximated, canonical.CReceiver, canonical.CReceiver.String(),
 				"fuse sends only events to all; written with no target")
 		}
 	}
 	if r.Name != "" {
-		e.ctx.Lose(dialects.Dropped, canonical.CReceiverName, string(canonical.CReceiverName),
+		e.ctx.Lose(dialects.Dropped, canonical.CReceiverName, canonical.CReceiverName.String(),
 			fmt.Sprintf("fuse names only target agents; receiver name %q not written", r.Name))
 	}
 }
@@ -474,7 +474,7 @@ func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
 		}
 	}
 	if back := errorAct(c.meaning(word)); back != act {
-		e.ctx.Lose(dialects.Approximated, canonical.CAct, string(canonical.CAct),
+		e.ctx.Lose(dialects.Approximated, canonical.CAct, canonical.CAct.String(),
 			fmt.Sprintf("fuse tells refuse, failure and not-understood apart by error code only: %s with code %s reads back as %s", act, word, back))
 	}
 	return word, code, nil
