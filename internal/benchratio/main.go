@@ -1,7 +1,8 @@
 // Command benchratio reads `go test -bench` output and prints each
 // translation's speed as a ratio to the encoding/json map baseline measured
-// in the same run (BenchmarkBaselineMap/<source dialect>). With -min it
-// exits 1 when a pair is slower than that ratio.
+// in the same run (BenchmarkBaselineMap/<source dialect>). A benchmark run
+// several times (-count) counts by its median. With -min it exits 1 when a
+// pair is slower than that ratio.
 package main
 
 import (
@@ -29,7 +30,7 @@ func main() {
 // returns the exit code. Benchmark names are [VARIANT/]FROM_to_TO for
 // Translate and [VARIANT/]FROM for BaselineMap.
 func report(r io.Reader, w io.Writer, min float64, gate string) int {
-	ns := map[string]map[string]float64{}
+	runs := map[string]map[string][]float64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		m := line.FindStringSubmatch(sc.Text())
@@ -40,10 +41,17 @@ func report(r io.Reader, w io.Writer, min float64, gate string) int {
 		if err != nil {
 			continue
 		}
-		if ns[m[1]] == nil {
-			ns[m[1]] = map[string]float64{}
+		if runs[m[1]] == nil {
+			runs[m[1]] = map[string][]float64{}
 		}
-		ns[m[1]][m[2]] = v
+		runs[m[1]][m[2]] = append(runs[m[1]][m[2]], v)
+	}
+	ns := map[string]map[string]float64{}
+	for bench, byName := range runs {
+		ns[bench] = map[string]float64{}
+		for name, vs := range byName {
+			ns[bench][name] = median(vs)
+		}
 	}
 	base, tr := ns["BaselineMap"], ns["Translate"]
 	if len(base) == 0 || len(tr) == 0 {
@@ -90,4 +98,16 @@ func report(r io.Reader, w io.Writer, min float64, gate string) int {
 		fmt.Fprintf(w, "%s: %.1fx the baseline\n", label, worst[v])
 	}
 	return code
+}
+
+// median returns the middle value of vs (the mean of the two middle ones
+// for an even count).
+func median(vs []float64) float64 {
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -43,3 +43,20 @@ BenchmarkBaselineMap/text/swarm-2            100 12000 ns/op`
 		t.Errorf("ungated: code %d", code)
 	}
 }
+
+func TestMedian(t *testing.T) {
+	in := `BenchmarkTranslate/a_to_b-2 100 1000 ns/op
+BenchmarkTranslate/a_to_b-2 100 9000 ns/op
+BenchmarkTranslate/a_to_b-2 100 1200 ns/op
+BenchmarkBaselineMap/a-2 100 12000 ns/op`
+	var out bytes.Buffer
+	if code := report(strings.NewReader(in), &out, 5, ""); code != 0 {
+		t.Errorf("a spike in one of three runs must not count: code %d\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "1200 ns") {
+		t.Errorf("median not used:\n%s", out.String())
+	}
+	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median = %v", m)
+	}
+}
