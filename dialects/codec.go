@@ -44,13 +44,17 @@ type Validator interface {
 	Schema() []byte
 }
 
-// Codec is a dialect: its name and the four abilities above.
+// Codec is a dialect: its name, the four abilities above, and what its
+// messages can carry.
 type Codec interface {
 	Name() string
 	Decoder
 	Encoder
 	Detector
 	Validator
+	// Holds returns the concepts a message of act can carry; Encode
+	// reports the others as dropped.
+	Holds(act canonical.Act) canonical.ConceptSet
 }
 
 // EncodeContext carries what an encoder may need beyond the envelope, and

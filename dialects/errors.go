@@ -3,6 +3,8 @@ package dialects
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Error is a problem with a message, located by dialect and JSON path.
@@ -82,4 +84,27 @@ func MergeProblems(rules, schema []Problem) []Problem {
 		}
 	}
 	return out
+}
+
+// Rules collects what a dialect's own rules find wrong with a message,
+// beside its schema.
+type Rules struct {
+	List []Problem
+}
+
+// CheckRules starts checking msg against a dialect's rules: it returns the
+// message and the Rules to record problems in; ok is false, with that
+// problem recorded, when msg is not JSON.
+func CheckRules(msg []byte) (root gjson.Result, rules *Rules, ok bool) {
+	rules = &Rules{}
+	if !gjson.ValidBytes(msg) {
+		rules.List = append(rules.List, Problem{Message: "not valid JSON"})
+		return gjson.Result{}, rules, false
+	}
+	return gjson.ParseBytes(msg), rules, true
+}
+
+// Add records a problem at path.
+func (r *Rules) Add(path, format string, args ...any) {
+	r.List = append(r.List, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }

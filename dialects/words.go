@@ -43,3 +43,13 @@ func TimeFor(ctx *EncodeContext, target string, t canonical.Timestamp, concept c
 	ctx.Lose(Approximated, concept, concept.String(), target+" requires a date-time; "+string(t)+" is not one, wrote "+string(now))
 	return now
 }
+
+// ErrorWord records the error-code word of a message, an open vocabulary: a
+// word t knows sets e.Code; every word is kept in env.Origin as the source's
+// own, so that an unknown one travels on verbatim.
+func ErrorWord(env *canonical.Envelope, e *canonical.Error, t *mappings.Table, word string) {
+	if code, ok := t.Canonical(word); ok {
+		e.Code = canonical.ErrorCode(code)
+	}
+	env.Origin.SetWord(canonical.KindError, word)
+}

@@ -53,7 +53,7 @@ func (e *encoder) assignment(base string) {
 	w.StringField("action", action)
 	e.object("parameters", env.Arguments, canonical.CArguments)
 	if env.Priority != 0 {
-		if p, ok := dialects.Word(e.ctx, env, Name, e.c.prio, env.Priority.String(), canonical.CPriority); ok {
+		if p, ok := dialects.Word(e.ctx, env, Name, e.c.Priorities, env.Priority.String(), canonical.CPriority); ok {
 			w.Key("priority")
 			w.String(p)
 		} else {

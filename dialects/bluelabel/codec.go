@@ -22,29 +22,14 @@ var schemaJSON []byte
 
 // Codec reads and writes bluelabel messages.
 type Codec struct {
-	acts, outcomes, errs, prio *mappings.Table
-	schema                     *dialects.Schema
-	r                          dialects.Reader
+	dialects.Base
 }
 
 // New returns a bluelabel codec using the vocabulary v (the bluelabel tables
 // of a mapping set).
 func New(v *mappings.Vocabulary) *Codec {
-	return &Codec{
-		acts:     v.Table(canonical.KindAct),
-		outcomes: v.Table(canonical.KindOutcome),
-		errs:     v.Table(canonical.KindError),
-		prio:     v.Table(canonical.KindPriority),
-		schema:   dialects.NewSchema(Name, schemaJSON),
-		r:        dialects.Reader{Dialect: Name},
-	}
+	return &Codec{Base: dialects.NewBase(Name, schemaJSON, v)}
 }
-
-// Name returns "bluelabel".
-func (c *Codec) Name() string { return Name }
-
-// Schema returns the bluelabel JSON Schema.
-func (c *Codec) Schema() []byte { return schemaJSON }
 
 // Layout variants recorded in Origin.Form.
 const (
@@ -66,8 +51,8 @@ const (
 // bluelabel id pattern.
 const unknownID = "UNKNOWN"
 
-// holds says which concepts a bluelabel message of each act can carry.
-func holds(act canonical.Act) canonical.ConceptSet {
+// Holds says which concepts a bluelabel message of each act can carry.
+func (c *Codec) Holds(act canonical.Act) canonical.ConceptSet {
 	s := canonical.SetOf(canonical.CAct, canonical.CSender, canonical.CReceiver, canonical.CTime,
 		canonical.CTaskID, canonical.CTraceID, canonical.CContext, canonical.CExtra)
 	switch act {

@@ -13,7 +13,7 @@ import (
 
 // Decode reads one bluelabel message.
 func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
-	root, err := c.r.Parse(msg)
+	root, err := c.Read.Parse(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +26,8 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		switch k.Str {
 		case "type":
 			typed = true
-			if err = seen.once(c.r, "", k.Str); err == nil {
-				msgType, err = c.r.String("type", v, false)
+			if err = seen.once(c.Read, "", k.Str); err == nil {
+				msgType, err = c.Read.String("type", v, false)
 			}
 		case "protocol_version":
 			err = c.text(env, &seen, "", k.Str, v, &env.Origin.Version)
@@ -42,16 +42,16 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "trace_id":
 			err = c.text(env, &seen, "", k.Str, v, &env.Trace.TraceID)
 		case "context":
-			if err = seen.once(c.r, "", k.Str); err == nil {
+			if err = seen.once(c.Read, "", k.Str); err == nil {
 				env.Context = canonical.JSON(v.Raw)
 			}
 		case "metadata":
-			if err = seen.once(c.r, "", k.Str); err == nil {
+			if err = seen.once(c.Read, "", k.Str); err == nil {
 				metadata = v
 			}
 		case "payload":
-			if err = seen.once(c.r, "", k.Str); err == nil {
-				payload, err = v, c.r.Object("payload", v)
+			if err = seen.once(c.Read, "", k.Str); err == nil {
+				payload, err = v, c.Read.Object("payload", v)
 			}
 		default: // retry_count and members the schema does not allow
 			dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
@@ -62,11 +62,11 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		return nil, err
 	}
 	if !typed {
-		return nil, c.r.Errorf("type", "missing")
+		return nil, c.Read.Errorf("type", "missing")
 	}
-	act, ok := c.acts.Canonical(msgType)
+	act, ok := c.Acts.Canonical(msgType)
 	if !ok {
-		return nil, c.r.Errorf("type", "unknown message type %q (want one of %v)", msgType, c.acts.Words())
+		return nil, c.Read.Errorf("type", "unknown message type %q (want one of %v)", msgType, c.Acts.Words())
 	}
 	env.Act = canonical.Act(act)
 	env.Origin.SetWord(canonical.KindAct, msgType)
@@ -105,8 +105,8 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.R
 			case "type":
 				err = c.payloadType(&seen, base, msgType, v)
 			case "payload":
-				if err = seen.once(c.r, base, k.Str); err == nil {
-					inner, err = v, c.r.Object("payload.payload", v)
+				if err = seen.once(c.Read, base, k.Str); err == nil {
+					inner, err = v, c.Read.Object("payload.payload", v)
 				}
 			default:
 				dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
@@ -154,15 +154,15 @@ func nested(p gjson.Result) bool {
 // payloadType checks a payload's own "type" member, which repeats the
 // message type.
 func (c *Codec) payloadType(seen *members, parent, msgType string, v gjson.Result) error {
-	if err := seen.once(c.r, parent, "type"); err != nil {
+	if err := seen.once(c.Read, parent, "type"); err != nil {
 		return err
 	}
 	switch {
 	case v.Type != gjson.String:
-		_, err := c.r.String(dialects.Join(parent, "type"), v, false)
+		_, err := c.Read.String(dialects.Join(parent, "type"), v, false)
 		return err
 	case v.Str != msgType:
-		return c.r.Errorf(dialects.Join(parent, "type"), "payload type %q does not match the message type %q", v.Str, msgType)
+		return c.Read.Errorf(dialects.Join(parent, "type"), "payload type %q does not match the message type %q", v.Str, msgType)
 	}
 	return nil
 }
@@ -177,8 +177,8 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 		case "type":
 			err = c.payloadType(&seen, base, msgType, v)
 		case "content":
-			if err = seen.once(c.r, base, k.Str); err == nil {
-				content, err = v, c.r.Object(base+".content", v)
+			if err = seen.once(c.Read, base, k.Str); err == nil {
+				content, err = v, c.Read.Object(base+".content", v)
 			}
 		default:
 			dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
@@ -198,10 +198,10 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 	content.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "task_id":
-			if err = seen.once(c.r, cbase, k.Str); err == nil {
+			if err = seen.once(c.Read, cbase, k.Str); err == nil {
 				taskID = v
 				if v.Type != gjson.String {
-					_, err = c.r.String(cbase+".task_id", v, false)
+					_, err = c.Read.String(cbase+".task_id", v, false)
 				}
 			}
 		case "description":
@@ -209,13 +209,13 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 		case "action":
 			err = c.text(env, &seen, cbase, k.Str, v, &env.Operation.Name)
 		case "parameters":
-			if err = seen.once(c.r, cbase, k.Str); err == nil {
+			if err = seen.once(c.Read, cbase, k.Str); err == nil {
 				env.Arguments = canonical.JSON(v.Raw)
 			}
 		case "priority":
-			if err = seen.once(c.r, cbase, k.Str); err == nil {
+			if err = seen.once(c.Read, cbase, k.Str); err == nil {
 				var p string
-				if p, err = c.word(c.prio, "priority", cbase, k.Str, v); err == nil {
+				if p, err = c.word(c.Priorities, "priority", cbase, k.Str, v); err == nil {
 					env.Priority, _ = canonical.ParsePriority(p)
 					env.Origin.SetWord(canonical.KindPriority, v.Str)
 				}
@@ -242,12 +242,12 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 // parent.key; an unknown word is an error listing the table's words.
 func (c *Codec) word(t *mappings.Table, what, parent, key string, v gjson.Result) (string, error) {
 	if v.Type != gjson.String {
-		_, err := c.r.String(dialects.Join(parent, key), v, false)
+		_, err := c.Read.String(dialects.Join(parent, key), v, false)
 		return "", err
 	}
 	value, ok := t.Canonical(v.Str)
 	if !ok {
-		return "", c.r.Errorf(dialects.Join(parent, key), "unknown %s %q (want one of %v)", what, v.Str, t.Words())
+		return "", c.Read.Errorf(dialects.Join(parent, key), "unknown %s %q (want one of %v)", what, v.Str, t.Words())
 	}
 	return value, nil
 }
@@ -259,15 +259,15 @@ func (c *Codec) decodeResult(env *canonical.Envelope, base string, p gjson.Resul
 	p.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				var o string
-				if o, err = c.word(c.outcomes, "status", base, k.Str, v); err == nil {
+				if o, err = c.word(c.Outcomes, "status", base, k.Str, v); err == nil {
 					env.Outcome = canonical.Outcome(o)
 					env.Origin.SetWord(canonical.KindOutcome, v.Str)
 				}
 			}
 		case "result":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				env.Result = canonical.JSON(v.Raw)
 			}
 		case "notes":
@@ -293,26 +293,23 @@ func (c *Codec) decodeError(env *canonical.Envelope, base string, p gjson.Result
 		case "code":
 			var w string
 			if err = c.text(env, &seen, base, k.Str, v, &w); err == nil && w != "" {
-				if code, ok := c.errs.Canonical(w); ok {
-					e.Code = canonical.ErrorCode(code)
-				}
-				env.Origin.SetWord(canonical.KindError, w)
+				dialects.ErrorWord(env, e, c.Errors, w)
 			}
 		case "message":
 			err = c.text(env, &seen, base, k.Str, v, &e.Message)
 		case "details":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				e.Details = canonical.JSON(v.Raw)
 			}
 		case "retryable":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				var b bool
-				if b, err = c.r.Bool(base+".retryable", v); err == nil {
+				if b, err = c.Read.Bool(base+".retryable", v); err == nil {
 					e.Retryable = &b
 				}
 			}
 		case "suggested_actions":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				e.SuggestedActions = canonical.JSON(v.Raw)
 			}
 		default: // documentation
@@ -343,7 +340,7 @@ func (c *Codec) decodeNeedsInput(env *canonical.Envelope, base string, p gjson.R
 	p.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "requested_inputs":
-			if err = seen.once(c.r, base, k.Str); err == nil {
+			if err = seen.once(c.Read, base, k.Str); err == nil {
 				env.Inputs = canonical.JSON(v.Raw)
 			}
 		case "context":
@@ -361,11 +358,11 @@ func (c *Codec) decodeNeedsInput(env *canonical.Envelope, base string, p gjson.R
 // text reads a string member into dst. An empty string has no canonical
 // meaning ("" is absent), so it is kept as an Extra member to round-trip.
 func (c *Codec) text(env *canonical.Envelope, seen *members, parent, key string, v gjson.Result, dst *string) error {
-	if err := seen.once(c.r, parent, key); err != nil {
+	if err := seen.once(c.Read, parent, key); err != nil {
 		return err
 	}
 	if v.Type != gjson.String { // the path is built only for the error
-		_, err := c.r.String(dialects.Join(parent, key), v, false)
+		_, err := c.Read.String(dialects.Join(parent, key), v, false)
 		return err
 	}
 	s := v.Str
@@ -383,11 +380,11 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // seconds reads a number of seconds into dst. A value no Duration holds is
 // kept as an Extra member as written.
 func (c *Codec) seconds(env *canonical.Envelope, seen *members, parent, key string, v gjson.Result, dst *canonical.Duration) error {
-	if err := seen.once(c.r, parent, key); err != nil {
+	if err := seen.once(c.Read, parent, key); err != nil {
 		return err
 	}
 	if v.Type != gjson.Number {
-		_, err := c.r.Number(dialects.Join(parent, key), v)
+		_, err := c.Read.Number(dialects.Join(parent, key), v)
 		return err
 	}
 	switch n := v.Num; {

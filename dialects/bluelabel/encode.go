@@ -27,7 +27,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 			return dst, err
 		}
 	}
-	dialects.ReportLosses(ctx, env, Name, holds(env.Act))
+	dialects.ReportLosses(ctx, env, Name, c.Holds(env.Act))
 	e.w = jsonw.New(dst)
 	e.envelope(code)
 	return e.w.Buf, nil
@@ -54,7 +54,7 @@ type encoder struct {
 // as the error type; the error code says which they are, so that is no
 // approximation.
 func (e *encoder) typeWord() error {
-	act, t := e.env.Act, e.c.acts
+	act, t := e.env.Act, e.c.Acts
 	fits := func(a string) bool {
 		return a == string(act) || act.IsError() && a == string(canonical.ActFailure)
 	}

@@ -91,16 +91,16 @@ func (e *encoder) errorCode() (string, error) {
 // when it still means code, else the table's.
 func (e *encoder) codeWord(code canonical.ErrorCode) (w string, exact, ok bool) {
 	if ow := e.env.Origin.Word(Name, canonical.KindError); ow != "" {
-		if c, ok := e.c.errs.Canonical(ow); ok && c == string(code) {
+		if c, ok := e.c.Errors.Canonical(ow); ok && c == string(code) {
 			return ow, true, true
 		}
 	}
-	return e.c.errs.Word(string(code))
+	return e.c.Errors.Word(string(code))
 }
 
 // wordAct returns the act an error message with code word w decodes as.
 func (c *Codec) wordAct(w string) canonical.Act {
-	code, _ := c.errs.Canonical(w)
+	code, _ := c.Errors.Canonical(w)
 	return errorAct(canonical.ErrorCode(code))
 }
 

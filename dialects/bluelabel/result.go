@@ -20,7 +20,7 @@ func (e *encoder) result(base string) {
 		if o == "" {
 			o = canonical.OutcomeSuccess
 		}
-		word, ok := dialects.Word(e.ctx, env, Name, e.c.outcomes, string(o), canonical.COutcome)
+		word, ok := dialects.Word(e.ctx, env, Name, e.c.Outcomes, string(o), canonical.COutcome)
 		if !ok {
 			word = string(o)
 		}

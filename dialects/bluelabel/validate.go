@@ -14,16 +14,13 @@ var versionRE = regexp.MustCompile(`^\d+\.\d+$`)
 // schemas of v1.0 and v1.3 and the task assignment schema, in one) and the
 // rules the schema states less plainly or not at all.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	if !gjson.ValidBytes(msg) {
-		return []dialects.Problem{{Message: "not valid JSON"}}
+	root, rules, ok := dialects.CheckRules(msg)
+	if !ok {
+		return rules.List
 	}
-	root := gjson.ParseBytes(msg)
-	var rules []dialects.Problem
-	add := func(path, format string, args ...any) {
-		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
-	}
+	add := rules.Add
 	if !root.IsObject() {
-		return dialects.MergeProblems(rules, c.schema.Check(msg))
+		return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 	}
 	if v := root.Get("protocol_version"); v.Type == gjson.String && !versionRE.MatchString(v.Str) {
 		add("protocol_version", "must look like \"1.0\" (major.minor), got %q", v.Str)
@@ -34,7 +31,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 		}
 	}
 	msgType := root.Get("type").Str
-	act, _ := c.acts.Canonical(msgType)
+	act, _ := c.Acts.Canonical(msgType)
 	if root.Get("metadata").Exists() && act != string(canonical.ActRequest) {
 		add("metadata", "only a task assignment may carry metadata (this is a %q message)", msgType)
 	}
@@ -46,7 +43,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules, c.schema.Check(msg))
+	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 }
 
 // Detect scores msg as bluelabel: a known type word or a protocol_version
@@ -56,7 +53,7 @@ func (c *Codec) Detect(msg []byte) int {
 	if r[0].Type != gjson.String {
 		return 0
 	}
-	_, known := c.acts.Canonical(r[0].Str)
+	_, known := c.Acts.Canonical(r[0].Str)
 	if !known && r[1].Type != gjson.String {
 		return 0
 	}

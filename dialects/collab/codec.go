@@ -20,29 +20,14 @@ var schemaJSON []byte
 
 // Codec reads and writes collab messages.
 type Codec struct {
-	acts, outcomes, errs, prio *mappings.Table
-	schema                     *dialects.Schema
-	r                          dialects.Reader
+	dialects.Base
 }
 
 // New returns a collab codec using the vocabulary v (the collab tables of a
 // mapping set).
 func New(v *mappings.Vocabulary) *Codec {
-	return &Codec{
-		acts:     v.Table(canonical.KindAct),
-		outcomes: v.Table(canonical.KindOutcome),
-		errs:     v.Table(canonical.KindError),
-		prio:     v.Table(canonical.KindPriority),
-		schema:   dialects.NewSchema(Name, schemaJSON),
-		r:        dialects.Reader{Dialect: Name},
-	}
+	return &Codec{Base: dialects.NewBase(Name, schemaJSON, v)}
 }
-
-// Name returns "collab".
-func (c *Codec) Name() string { return Name }
-
-// Schema returns the collab JSON Schema.
-func (c *Codec) Schema() []byte { return schemaJSON }
 
 // The two message types whose destination rules differ (spec section 2):
 // both mean the canonical event; the receiver tells them apart.
@@ -65,9 +50,9 @@ const (
 	topicPrefix    = "topic:"
 )
 
-// holds says which concepts a collab message of each act can carry. The
+// Holds says which concepts a collab message of each act can carry. The
 // header, the trace and body.context exist in every message.
-func holds(act canonical.Act) canonical.ConceptSet {
+func (c *Codec) Holds(act canonical.Act) canonical.ConceptSet {
 	s := canonical.SetOf(canonical.CID, canonical.CAct, canonical.CSender, canonical.CReceiver,
 		canonical.CTime, canonical.CPriority, canonical.CTTL,
 		canonical.CTraceID, canonical.CSpanID, canonical.CParentSpanID,

@@ -53,7 +53,7 @@ type header [headerSize]gjson.Result
 
 // Decode reads one collab message, in the header or the flat layout.
 func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
-	root, err := c.r.Parse(msg)
+	root, err := c.Read.Parse(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +63,9 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "header":
-			hdrObj, err = v, c.r.Object("header", v)
+			hdrObj, err = v, c.Read.Object("header", v)
 		case "body":
-			body, err = v, c.r.Object("body", v)
+			body, err = v, c.Read.Object("body", v)
 		case "trace":
 			err = c.decodeTrace(env, v)
 		default:
@@ -141,15 +141,15 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 func (c *Codec) decodeHeader(env *canonical.Envelope, h *header, prefix, corrPath string) (string, error) {
 	path := func(i int) string { return prefix + headerKeys[i] }
 	if !h[hType].Exists() {
-		return "", c.r.Errorf(path(hType), "missing (want one of %v)", c.acts.Words())
+		return "", c.Read.Errorf(path(hType), "missing (want one of %v)", c.Acts.Words())
 	}
-	word, err := c.r.String(path(hType), h[hType], false)
+	word, err := c.Read.String(path(hType), h[hType], false)
 	if err != nil {
 		return "", err
 	}
-	act, ok := c.acts.Canonical(word)
+	act, ok := c.Acts.Canonical(word)
 	if !ok {
-		return "", c.r.Errorf(path(hType), "unknown message type %q (want one of %v)", word, c.acts.Words())
+		return "", c.Read.Errorf(path(hType), "unknown message type %q (want one of %v)", word, c.Acts.Words())
 	}
 	env.Act = canonical.Act(act)
 	env.Origin.SetWord(canonical.KindAct, word)
@@ -162,19 +162,19 @@ func (c *Codec) decodeHeader(env *canonical.Envelope, h *header, prefix, corrPat
 		}
 		switch i {
 		case hMessageID:
-			env.ID, err = c.r.String(path(i), v, false)
+			env.ID, err = c.Read.String(path(i), v, false)
 		case hCorrelationID:
-			correlation, err = c.r.String(corrPath, v, false)
+			correlation, err = c.Read.String(corrPath, v, false)
 		case hSource:
-			env.Sender.ID, err = c.r.String(path(i), v, false)
+			env.Sender.ID, err = c.Read.String(path(i), v, false)
 		case hDestination:
 			var d string
-			if d, err = c.r.String(path(i), v, false); err == nil {
+			if d, err = c.Read.String(path(i), v, false); err == nil {
 				env.Receiver = address(d)
 			}
 		case hTimestamp:
 			var t string
-			t, err = c.r.String(path(i), v, false)
+			t, err = c.Read.String(path(i), v, false)
 			env.Time = canonical.Timestamp(t)
 		case hPriority:
 			err = c.decodePriority(env, path(i), v)
@@ -201,13 +201,13 @@ func address(d string) canonical.Address {
 
 // decodePriority reads a 0-4 priority level (spec section 8.1).
 func (c *Codec) decodePriority(env *canonical.Envelope, path string, v gjson.Result) error {
-	n, err := c.r.Int(path, v)
+	n, err := c.Read.Int(path, v)
 	if err != nil {
 		return err
 	}
-	p, ok := c.prio.Canonical(strconv.FormatInt(n, 10))
+	p, ok := c.Priorities.Canonical(strconv.FormatInt(n, 10))
 	if !ok {
-		return c.r.Errorf(path, "unknown priority %d (want one of %v)", n, c.prio.Words())
+		return c.Read.Errorf(path, "unknown priority %d (want one of %v)", n, c.Priorities.Words())
 	}
 	env.Priority, _ = canonical.ParsePriority(p)
 	return nil
@@ -215,7 +215,7 @@ func (c *Codec) decodePriority(env *canonical.Envelope, path string, v gjson.Res
 
 // decodeTrace reads the trace object (spec section 2.1).
 func (c *Codec) decodeTrace(env *canonical.Envelope, v gjson.Result) error {
-	if err := c.r.Object("trace", v); err != nil {
+	if err := c.Read.Object("trace", v); err != nil {
 		return err
 	}
 	empty := true
@@ -234,7 +234,7 @@ func (c *Codec) decodeTrace(env *canonical.Envelope, v gjson.Result) error {
 			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
 			return true
 		}
-		if *id, err = c.r.String("trace."+k.Str, v, false); err == nil && *id == "" {
+		if *id, err = c.Read.String("trace."+k.Str, v, false); err == nil && *id == "" {
 			// An empty id is no id: kept as written.
 			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
 		}

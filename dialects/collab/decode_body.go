@@ -17,7 +17,7 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error 
 	body.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "action":
-			action, err = c.r.String("body.action", v, false)
+			action, err = c.Read.String("body.action", v, false)
 		case "payload":
 			payload = v
 		case "context":
@@ -51,7 +51,7 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error 
 // and one tool per capability action are lifted out.
 func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) error {
 	const at = "body.payload"
-	if err := c.r.Object(at, agent); err != nil {
+	if err := c.Read.Object(at, agent); err != nil {
 		return err
 	}
 	caps := &canonical.Capabilities{Raw: canonical.JSON(agent.Raw), Dialect: Name}
@@ -59,9 +59,9 @@ func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) 
 	agent.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			env.Sender.Name, err = c.r.String(at+".name", v, false)
+			env.Sender.Name, err = c.Read.String(at+".name", v, false)
 		case "capabilities":
-			if err = c.r.Array(at+".capabilities", v); err != nil {
+			if err = c.Read.Array(at+".capabilities", v); err != nil {
 				return false
 			}
 			i := 0
@@ -79,7 +79,7 @@ func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) 
 
 // decodeCapability appends a tool for each action of one Capability.
 func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Result) ([]canonical.Tool, error) {
-	if err := c.r.Object(at, cp); err != nil {
+	if err := c.Read.Object(at, cp); err != nil {
 		return tools, err
 	}
 	first := len(tools)
@@ -88,15 +88,15 @@ func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Res
 	cp.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			name, err = c.r.String(at+".name", v, false)
+			name, err = c.Read.String(at+".name", v, false)
 		case "actions":
-			if err = c.r.Array(at+".actions", v); err != nil {
+			if err = c.Read.Array(at+".actions", v); err != nil {
 				return false
 			}
 			j := 0
 			v.ForEach(func(_, a gjson.Result) bool {
 				var action string
-				action, err = c.r.String(at+".actions."+strconv.Itoa(j), a, false)
+				action, err = c.Read.String(at+".actions."+strconv.Itoa(j), a, false)
 				tools = append(tools, canonical.Tool{Name: action})
 				j++
 				return err == nil
@@ -136,12 +136,12 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 	var statusWord string
 	if status.Exists() {
 		var err error
-		if statusWord, err = c.r.String("body.status", status, false); err != nil {
+		if statusWord, err = c.Read.String("body.status", status, false); err != nil {
 			return err
 		}
-		o, ok := c.outcomes.Canonical(statusWord)
+		o, ok := c.Outcomes.Canonical(statusWord)
 		if !ok {
-			return c.r.Errorf("body.status", "unknown status %q (want one of %v)", statusWord, c.outcomes.Words())
+			return c.Read.Errorf("body.status", "unknown status %q (want one of %v)", statusWord, c.Outcomes.Words())
 		}
 		env.Outcome = canonical.Outcome(o)
 		env.Origin.SetWord(canonical.KindOutcome, statusWord)
@@ -151,7 +151,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 	case errv.Type == gjson.Null && errv.Exists():
 		l.nullError = true
 	case errv.Exists():
-		if err := c.r.Object("body.error", errv); err != nil {
+		if err := c.Read.Object("body.error", errv); err != nil {
 			return err
 		}
 		errObj = true
@@ -176,7 +176,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 	}
 	if coded := env.Origin.Words.Has(canonical.KindError); !coded {
 		// A status that is itself an error word (TIMEOUT) gives the code.
-		if code, ok := c.errs.Canonical(statusWord); ok {
+		if code, ok := c.Errors.Canonical(statusWord); ok {
 			e.Code = canonical.ErrorCode(code)
 		}
 	}
@@ -203,21 +203,18 @@ func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson
 		switch k.Str {
 		case "code":
 			var word string
-			if word, err = c.r.String("body.error.code", v, false); err == nil {
+			if word, err = c.Read.String("body.error.code", v, false); err == nil {
 				if word == "" { // no word at all: kept as written
 					dialects.Keep(env, Name, "body.error", dialects.Key(k), v.Raw)
 					break
 				}
-				if code, ok := c.errs.Canonical(word); ok {
-					e.Code = canonical.ErrorCode(code)
-				}
-				env.Origin.SetWord(canonical.KindError, word)
+				dialects.ErrorWord(env, e, c.Errors, word)
 			}
 		case "message":
-			e.Message, err = c.r.String("body.error.message", v, false)
+			e.Message, err = c.Read.String("body.error.message", v, false)
 		case "retryable":
 			var b bool
-			if b, err = c.r.Bool("body.error.retryable", v); err == nil {
+			if b, err = c.Read.Bool("body.error.retryable", v); err == nil {
 				e.Retryable = &b
 			}
 		case "retryAfter":
@@ -238,7 +235,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, body gjson.Result) error {
 	body.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "event":
-			env.Operation.Name, err = c.r.String("body.event", v, false)
+			env.Operation.Name, err = c.Read.String("body.event", v, false)
 		case "data":
 			env.Arguments = canonical.JSON(v.Raw)
 		case "context":

@@ -28,7 +28,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		return dst, err
 	}
 	act := c.writtenAct(env, ctx)
-	dialects.ReportLosses(ctx, env, Name, holds(act))
+	dialects.ReportLosses(ctx, env, Name, c.Holds(act))
 
 	var l layout
 	if own {
@@ -89,11 +89,11 @@ func (c *Codec) messageType(env *canonical.Envelope, ctx *dialects.EncodeContext
 	case canonical.ActResult, canonical.ActFailure, canonical.ActRefuse:
 		base = canonical.ActResult
 	}
-	word, ok := dialects.Word(ctx, env, Name, c.acts, string(base), canonical.CAct)
+	word, ok := dialects.Word(ctx, env, Name, c.Acts, string(base), canonical.CAct)
 	if !ok {
 		return "", 0, dialects.Errorf(Name, "", "cannot express act %q: collab has no message type for it", env.Act)
 	}
-	act, _ := c.acts.Canonical(word)
+	act, _ := c.Acts.Canonical(word)
 	switch canonical.Act(act) {
 	case canonical.ActEvent:
 		if !own || env.Origin.Word(Name, canonical.KindAct) != word {
@@ -178,7 +178,7 @@ func (c *Codec) writeHeader(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 
 	if env.Priority != 0 {
 		n := env.Priority.Level()
-		if word, ok := dialects.Word(ctx, env, Name, c.prio, env.Priority.String(), canonical.CPriority); ok {
+		if word, ok := dialects.Word(ctx, env, Name, c.Priorities, env.Priority.String(), canonical.CPriority); ok {
 			if v, err := strconv.Atoi(word); err == nil {
 				n = v
 			}

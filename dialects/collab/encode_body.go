@@ -169,11 +169,11 @@ func (c *Codec) status(env *canonical.Envelope, ctx *dialects.EncodeContext, fai
 		outcome = canonical.OutcomeFailure
 	}
 	if outcome == "" {
-		word, ok := dialects.Word(ctx, env, Name, c.outcomes, string(canonical.OutcomeSuccess), canonical.COutcome)
+		word, ok := dialects.Word(ctx, env, Name, c.Outcomes, string(canonical.OutcomeSuccess), canonical.COutcome)
 		ctx.Fill(canonical.COutcome, "body.status", word)
 		return word, ok
 	}
-	return dialects.Word(ctx, env, Name, c.outcomes, string(outcome), canonical.COutcome)
+	return dialects.Word(ctx, env, Name, c.Outcomes, string(outcome), canonical.COutcome)
 }
 
 // bareError reports whether a collab envelope's error is only what the
@@ -240,7 +240,7 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 		if word == "" {
 			return "", false
 		}
-		if code, _ := c.errs.Canonical(word); e.Code == "" || canonical.ErrorCode(code) == e.Code {
+		if code, _ := c.Errors.Canonical(word); e.Code == "" || canonical.ErrorCode(code) == e.Code {
 			return word, true
 		}
 	}
@@ -253,7 +253,7 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 	}
 	word := c.codeWord(code)
 	refusal := act != canonical.ActFailure
-	switch meaning, _ := c.errs.Canonical(word); {
+	switch meaning, _ := c.Errors.Canonical(word); {
 	case refusal && meaning != string(canonical.ErrRejected):
 		word = c.codeWord(canonical.ErrRejected)
 		approximate(ctx, canonical.CErrorCode, "a collab refusal is an error with code %s; wrote it for %s", word, code)
@@ -262,7 +262,7 @@ func (c *Codec) errorWord(env *canonical.Envelope, ctx *dialects.EncodeContext, 
 		approximate(ctx, canonical.CErrorCode, "collab reads error code %s as a refusal; wrote %s for failure code %s", c.codeWord(code), word, code)
 	default:
 		var ok bool
-		if word, ok = dialects.Word(ctx, env, Name, c.errs, string(code), canonical.CErrorCode); !ok {
+		if word, ok = dialects.Word(ctx, env, Name, c.Errors, string(code), canonical.CErrorCode); !ok {
 			word = c.codeWord(code)
 			approximate(ctx, canonical.CErrorCode, "collab has no word for error code %s; wrote %s", code, word)
 		}
@@ -283,7 +283,7 @@ func (c *Codec) foreignCode(ctx *dialects.EncodeContext, env *canonical.Envelope
 		approximate(ctx, canonical.CErrorCode, "a collab refusal is an error with code %s; wrote it for %s error code %q", word, env.Origin.Dialect, foreign)
 		return word
 	}
-	meaning, known := c.errs.Canonical(foreign)
+	meaning, known := c.Errors.Canonical(foreign)
 	switch {
 	case !known:
 		return foreign
@@ -299,10 +299,10 @@ func (c *Codec) foreignCode(ctx *dialects.EncodeContext, env *canonical.Envelope
 // codeWord returns the table's word for an error code, exact or nearest;
 // failing both, the word for an internal error, or the code itself.
 func (c *Codec) codeWord(code canonical.ErrorCode) string {
-	if w, _, ok := c.errs.Word(string(code)); ok {
+	if w, _, ok := c.Errors.Word(string(code)); ok {
 		return w
 	}
-	if w, _, ok := c.errs.Word(string(canonical.ErrInternal)); ok {
+	if w, _, ok := c.Errors.Word(string(canonical.ErrInternal)); ok {
 		return w
 	}
 	return string(code)

@@ -17,12 +17,12 @@ const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 // body.error.retryAfter). Fractions are kept; the schema asks for whole
 // numbers.
 func (c *Codec) millis(path string, v gjson.Result) (canonical.Duration, error) {
-	ms, err := c.r.Number(path, v)
+	ms, err := c.Read.Number(path, v)
 	if err != nil {
 		return canonical.Duration{}, err
 	}
 	if math.Abs(ms) > float64(maxMillis) {
-		return canonical.Duration{}, c.r.Errorf(path, "must be at most %d milliseconds, got %s", maxMillis, v.Raw)
+		return canonical.Duration{}, c.Read.Errorf(path, "must be at most %d milliseconds, got %s", maxMillis, v.Raw)
 	}
 	if ms == math.Trunc(ms) {
 		return canonical.Dur(time.Duration(int64(ms)) * time.Millisecond), nil

@@ -2,7 +2,6 @@ package collab
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -13,25 +12,17 @@ import (
 // that a schema cannot say as plainly: what a RESPONSE must carry and where
 // PUBLISH and BROADCAST may go.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	if !gjson.ValidBytes(msg) {
-		return []dialects.Problem{{Message: "not valid JSON"}}
+	root, rules, ok := dialects.CheckRules(msg)
+	if !ok {
+		return rules.List
 	}
-	if !utf8.Valid(msg) {
-		// JSON text is UTF-8 (RFC 8259 section 8.1). Invalid bytes are
-		// written back as U+FFFD, which can make two members one name.
-		return []dialects.Problem{{Message: "not valid UTF-8"}}
-	}
-	root := gjson.ParseBytes(msg)
-	var rules []dialects.Problem
-	add := func(path, format string, args ...any) {
-		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
-	}
+	add := rules.Add
 	h, prefix := root, ""
 	if hdr := root.Get("header"); hdr.IsObject() {
 		h, prefix = hdr, "header."
 	}
 	msgType := h.Get("type").Str
-	act, _ := c.acts.Canonical(msgType)
+	act, _ := c.Acts.Canonical(msgType)
 	switch canonical.Act(act) {
 	case canonical.ActResult, canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
 		c.validateResponse(root, h, prefix, add)
@@ -45,7 +36,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	case msgType == typeBroadcast && dest.Exists() && dest.Str != destinationAll:
 		add(prefix+"destination", "a BROADCAST goes to all agents: must be %q, got %s", destinationAll, dest.Raw)
 	}
-	return dialects.MergeProblems(rules, c.schema.Check(msg))
+	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 }
 
 // validateResponse checks that a RESPONSE names the request it answers and
@@ -61,10 +52,10 @@ func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(p
 	}
 	status := root.Get("body.status")
 	if !status.Exists() {
-		add("body.status", "a RESPONSE needs a status (one of %s)", strings.Join(c.outcomes.Words(), ", "))
+		add("body.status", "a RESPONSE needs a status (one of %s)", strings.Join(c.Outcomes.Words(), ", "))
 		return
 	}
-	if o, ok := c.outcomes.Canonical(status.Str); !ok || canonical.Outcome(o) != canonical.OutcomeFailure {
+	if o, ok := c.Outcomes.Canonical(status.Str); !ok || canonical.Outcome(o) != canonical.OutcomeFailure {
 		return
 	}
 	e := root.Get("body.error")
@@ -95,7 +86,7 @@ func (c *Codec) Detect(msg []byte) int {
 		return 0
 	}
 	score := 0
-	if _, ok := c.acts.Canonical(t.Str); ok {
+	if _, ok := c.Acts.Canonical(t.Str); ok {
 		score += 3
 	} else if !hdr {
 		return 0

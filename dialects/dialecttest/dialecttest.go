@@ -149,6 +149,7 @@ func Run(t *testing.T, c dialects.Codec, opts ...Options) {
 	}
 	t.Run("malformed", func(t *testing.T) { testMalformed(t, c, samples[0]) })
 	t.Run("acts", func(t *testing.T) { testActs(t, c) })
+	t.Run("holds", func(t *testing.T) { testHolds(t, c) })
 }
 
 func testSchema(t *testing.T, c dialects.Codec) {
@@ -338,6 +339,89 @@ func testActs(t *testing.T, c dialects.Codec) {
 		}
 		if back.Act != act && !lost(ctx, canonical.CAct) {
 			t.Errorf("%s: decodes back as %s and no act loss was reported", act, back.Act)
+		}
+	}
+}
+
+// FullEnvelope returns an envelope from another dialect that holds every
+// concept, for act.
+func FullEnvelope(act canonical.Act) *canonical.Envelope {
+	yes := true
+	env := &canonical.Envelope{
+		Origin:         canonical.Origin{Dialect: "other"},
+		ID:             "m-1",
+		Act:            act,
+		Sender:         canonical.Party{ID: "A", Name: "Agent A"},
+		Receiver:       canonical.Address{Kind: canonical.AddressAgent, ID: "B", Name: "Agent B"},
+		InReplyTo:      "m-0",
+		ReplyWith:      "r-1",
+		CorrelationID:  "c-1",
+		ConversationID: "conv-1",
+		SessionID:      "s-1",
+		TaskID:         "T-1",
+		Time:           "2026-01-02T03:04:05Z",
+		Priority:       canonical.PriorityHigh,
+		Deadline:       "2026-01-03T00:00:00Z",
+		TTL:            canonical.Dur(time.Minute),
+		Trace:          canonical.Trace{TraceID: "tr", SpanID: "sp", ParentSpanID: "pa"},
+		Language:       "en",
+		Ontology:       "o",
+		Operation:      canonical.Operation{Capability: "cap", Name: "op"},
+		Description:    "d",
+		Arguments:      `{"x":1}`,
+		Result:         `{"y":2}`,
+		Outcome:        canonical.OutcomeSuccess,
+		Error: &canonical.Error{Code: canonical.ErrTimeout, Message: "m", Retryable: &yes,
+			RetryAfter: canonical.Dur(time.Second), Details: `{"d":1}`, SuggestedActions: `["retry"]`},
+		Capabilities:   &canonical.Capabilities{Tools: []canonical.Tool{{Name: "op", Capability: "cap", Description: "does op", InputSchema: `{"type":"object"}`}}},
+		Inputs:         `[{"id":"k","type":"string","description":"a key"}]`,
+		Context:        `{"c":1}`,
+		Metadata:       `{"m":1}`,
+		Authentication: `{"type":"jwt","token":"t"}`,
+		Extensions:     `[{"name":"e"}]`,
+		Extra:          []canonical.Field{{Dialect: "other", Key: "x", Value: "1"}},
+	}
+	if act.IsError() {
+		env.Outcome = canonical.OutcomeFailure
+	}
+	return env
+}
+
+// testHolds encodes an envelope holding every concept, for each act: every
+// concept Holds lists comes back on decode, and every other is reported
+// dropped.
+func testHolds(t *testing.T, c dialects.Codec) {
+	for _, act := range canonical.Acts {
+		env := FullEnvelope(act)
+		ctx := EncodeContext()
+		out, err := c.Encode(nil, env, ctx)
+		if err != nil {
+			continue // testActs checks refusals
+		}
+		back, err := c.Decode(out)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", act, err, out)
+		}
+		h := c.Holds(act)
+		dropped := map[canonical.Concept]bool{}
+		for _, l := range ctx.Losses {
+			if l.Kind == dialects.Dropped {
+				dropped[l.Concept] = true
+			}
+		}
+		if !dropped[canonical.CExtra] {
+			t.Errorf("%s: the other dialect's extra member is not reported dropped", act)
+		}
+		for _, cn := range canonical.Concepts {
+			switch {
+			case cn == canonical.CExtra:
+			case h.Has(cn) && !back.Has(cn):
+				t.Errorf("%s: holds %s but it does not come back\n%s", act, cn, out)
+			case !h.Has(cn) && !dropped[cn]:
+				t.Errorf("%s: %s is not held and not reported dropped", act, cn)
+			case h.Has(cn) && dropped[cn]:
+				t.Errorf("%s: %s is held but reported dropped", act, cn)
+			}
 		}
 	}
 }

@@ -41,7 +41,7 @@ func (d *decoder) capabilities(p gjson.Result) error {
 // declared reads the capabilities object of a summary answer.
 func (d *decoder) declared(caps *canonical.Capabilities, v gjson.Result) error {
 	const path = "payload.capabilities"
-	if err := d.c.r.Object(path, v); err != nil {
+	if err := d.c.Read.Object(path, v); err != nil {
 		return err
 	}
 	o := object{path: path}
@@ -64,7 +64,7 @@ func (d *decoder) declared(caps *canonical.Capabilities, v gjson.Result) error {
 
 // actions reads an array of {name, description} action objects as tools.
 func (d *decoder) actions(path string, v gjson.Result, tools []canonical.Tool) ([]canonical.Tool, error) {
-	if err := d.c.r.Array(path, v); err != nil {
+	if err := d.c.Read.Array(path, v); err != nil {
 		return tools, err
 	}
 	var err error
@@ -72,7 +72,7 @@ func (d *decoder) actions(path string, v gjson.Result, tools []canonical.Tool) (
 	v.ForEach(func(_, a gjson.Result) bool {
 		at := path + "." + strconv.Itoa(i)
 		i++
-		if err = d.c.r.Object(at, a); err != nil {
+		if err = d.c.Read.Object(at, a); err != nil {
 			return false
 		}
 		var t canonical.Tool
@@ -81,11 +81,11 @@ func (d *decoder) actions(path string, v gjson.Result, tools []canonical.Tool) (
 			switch k.Str {
 			case "name":
 				if err = d.once(&o, k.Str); err == nil {
-					t.Name, err = d.c.r.String(at+".name", m, false)
+					t.Name, err = d.c.Read.String(at+".name", m, false)
 				}
 			case "description":
 				if err = d.once(&o, k.Str); err == nil {
-					t.Description, err = d.c.r.String(at+".description", m, true)
+					t.Description, err = d.c.Read.String(at+".description", m, true)
 				}
 			}
 			return err == nil
@@ -107,9 +107,9 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 	}
 	w.Open()
 	// Declaring capabilities succeeds unless the envelope says otherwise.
-	status, _, _ := c.outcomes.Word(string(canonical.OutcomeSuccess))
+	status, _, _ := c.Outcomes.Word(string(canonical.OutcomeSuccess))
 	if env.Outcome != "" {
-		status, _ = dialects.Word(ctx, env, Name, c.outcomes, string(env.Outcome), canonical.COutcome)
+		status, _ = dialects.Word(ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome)
 	}
 	w.StringField("status", status)
 	w.Key("capabilities")

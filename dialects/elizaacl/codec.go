@@ -20,29 +20,14 @@ var schemaJSON []byte
 
 // Codec reads and writes elizaacl messages.
 type Codec struct {
-	acts, outcomes, errs, prio *mappings.Table
-	schema                     *dialects.Schema
-	r                          dialects.Reader
+	dialects.Base
 }
 
 // New returns an elizaacl codec using the vocabulary v (the elizaacl tables
 // of a mapping set).
 func New(v *mappings.Vocabulary) *Codec {
-	return &Codec{
-		acts:     v.Table(canonical.KindAct),
-		outcomes: v.Table(canonical.KindOutcome),
-		errs:     v.Table(canonical.KindError),
-		prio:     v.Table(canonical.KindPriority),
-		schema:   dialects.NewSchema(Name, schemaJSON),
-		r:        dialects.Reader{Dialect: Name},
-	}
+	return &Codec{Base: dialects.NewBase(Name, schemaJSON, v)}
 }
-
-// Name returns "elizaacl".
-func (c *Codec) Name() string { return Name }
-
-// Schema returns the elizaacl JSON Schema.
-func (c *Codec) Schema() []byte { return schemaJSON }
 
 // version is the protocol version written on messages built from other
 // dialects (specs/elizaacl.md is version 0.1.0).
@@ -62,8 +47,8 @@ const (
 	statusFailure  = "failure"
 )
 
-// holds says which concepts an elizaacl message of each act can carry.
-func holds(act canonical.Act) canonical.ConceptSet {
+// Holds says which concepts an elizaacl message of each act can carry.
+func (c *Codec) Holds(act canonical.Act) canonical.ConceptSet {
 	s := canonical.SetOf(canonical.CID, canonical.CAct, canonical.CSender, canonical.CReceiver,
 		canonical.CInReplyTo, canonical.CReplyWith, canonical.CTime, canonical.CLanguage,
 		canonical.COntology, canonical.CExtra)

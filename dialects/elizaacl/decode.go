@@ -9,7 +9,7 @@ import (
 // Decode reads one elizaacl message. Fragments without envelope fields (the
 // realworld agent files have them) decode; only the performative is needed.
 func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
-	root, err := c.r.Parse(msg)
+	root, err := c.Read.Parse(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 			env.Time = canonical.Timestamp(t)
 		case "payload":
 			if err = d.once(&top, key); err == nil {
-				payload, err = v, c.r.Object(key, v)
+				payload, err = v, c.Read.Object(key, v)
 			}
 		default:
 			dialects.Keep(env, Name, "", key, v.Raw)
@@ -61,11 +61,11 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		return nil, err
 	}
 	if !hasPerf {
-		return nil, c.r.Errorf("performative", "missing")
+		return nil, c.Read.Errorf("performative", "missing")
 	}
-	act, ok := c.acts.Canonical(perf)
+	act, ok := c.Acts.Canonical(perf)
 	if !ok {
-		return nil, c.r.Errorf("performative", "unknown performative %q (want one of %v)", perf, c.acts.Words())
+		return nil, c.Read.Errorf("performative", "unknown performative %q (want one of %v)", perf, c.Acts.Words())
 	}
 	env.Act = canonical.Act(act)
 	if !payload.Exists() {
@@ -85,7 +85,7 @@ func (d *decoder) party(top *object, key string, v gjson.Result) (id string, ok 
 	if err = d.once(top, key); err != nil {
 		return "", false, err
 	}
-	if err = d.c.r.Object(key, v); err != nil {
+	if err = d.c.Read.Object(key, v); err != nil {
 		return "", false, err
 	}
 	o := object{path: key}

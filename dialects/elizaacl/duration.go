@@ -22,17 +22,17 @@ func (d *decoder) eta(o *object, key string, v gjson.Result) error {
 		dialects.Keep(d.env, Name, o.path, key, v.Raw)
 	case gjson.Number:
 		if v.Num < 0 || v.Num > float64(maxETASeconds) {
-			return d.c.r.Errorf(path, "must be between 0 and %d seconds, got %s", maxETASeconds, v.Raw)
+			return d.c.Read.Errorf(path, "must be between 0 and %d seconds, got %s", maxETASeconds, v.Raw)
 		}
 		d.env.TTL = canonical.Dur(time.Duration(v.Num * float64(time.Second)))
 	case gjson.String:
 		dur, err := canonical.ParseISODuration(v.Str)
 		if err != nil || dur < 0 {
-			return d.c.r.Errorf(path, "must be a number of seconds or an ISO 8601 duration like \"PT5M\", got %q", v.Str)
+			return d.c.Read.Errorf(path, "must be a number of seconds or an ISO 8601 duration like \"PT5M\", got %q", v.Str)
 		}
 		d.env.TTL = canonical.Duration{D: dur, Set: true, ISO: true}
 	default:
-		return d.c.r.Errorf(path, "must be a number of seconds or an ISO 8601 duration string, got %s", dialects.TypeName(v))
+		return d.c.Read.Errorf(path, "must be a number of seconds or an ISO 8601 duration string, got %s", dialects.TypeName(v))
 	}
 	return nil
 }

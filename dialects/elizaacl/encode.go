@@ -17,14 +17,14 @@ const broadcastAgent = "*"
 // another dialect gets a whole envelope, with stand-ins for what elizaacl
 // requires and it lacks.
 func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.EncodeContext) ([]byte, error) {
-	perf, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
+	perf, ok := dialects.Word(ctx, env, Name, c.Acts, string(env.Act), canonical.CAct)
 	if !ok {
 		return dst, dialects.Errorf(Name, "", "cannot express act %q: elizaacl has no performative for it", env.Act)
 	}
 	// The payload shape is the one of the act the performative stands for.
-	as, _ := c.acts.Canonical(perf)
+	as, _ := c.Acts.Canonical(perf)
 	act := canonical.Act(as)
-	dialects.ReportLosses(ctx, env, Name, holds(act))
+	dialects.ReportLosses(ctx, env, Name, c.Holds(act))
 	own := env.Origin.Dialect == Name
 
 	w := jsonw.New(dst)

@@ -66,9 +66,9 @@ func (d *decoder) priority(o *object, key string, v gjson.Result) error {
 	if err != nil || !given {
 		return err
 	}
-	p, ok := d.c.prio.Canonical(w)
+	p, ok := d.c.Priorities.Canonical(w)
 	if !ok {
-		return d.c.r.Errorf(dialects.Join(o.path, key), "unknown priority %q (want one of %v)", w, d.c.prio.Words())
+		return d.c.Read.Errorf(dialects.Join(o.path, key), "unknown priority %q (want one of %v)", w, d.c.Priorities.Words())
 	}
 	d.env.Priority, _ = canonical.ParsePriority(p)
 	return nil
@@ -120,12 +120,12 @@ func (d *decoder) outcome(o *object, key string, v gjson.Result) error {
 	if err != nil {
 		return err
 	}
-	out, ok := d.c.outcomes.Canonical(w)
+	out, ok := d.c.Outcomes.Canonical(w)
 	if !ok {
-		return d.c.r.Errorf(dialects.Join(o.path, key), "unknown %s %q (want one of %v)", key, w, d.c.outcomes.Words())
+		return d.c.Read.Errorf(dialects.Join(o.path, key), "unknown %s %q (want one of %v)", key, w, d.c.Outcomes.Words())
 	}
 	d.env.Outcome = canonical.Outcome(out)
-	if pref, _, _ := d.c.outcomes.Word(out); pref != w {
+	if pref, _, _ := d.c.Outcomes.Word(out); pref != w {
 		d.env.Origin.SetWord(canonical.KindOutcome, w)
 	}
 	return nil
@@ -144,13 +144,13 @@ func (d *decoder) errorMember(codeKey, textKey string) func(o *object, key strin
 				return err
 			}
 			e := d.envError()
-			code, ok := d.c.errs.Canonical(w)
+			code, ok := d.c.Errors.Canonical(w)
 			if ok {
 				e.Code = canonical.ErrorCode(code)
 			}
 			// An open vocabulary: an unknown word is kept with no code;
 			// a known word other than the table's own is kept too.
-			if pref, _, _ := d.c.errs.Word(code); !ok || pref != w {
+			if pref, _, _ := d.c.Errors.Word(code); !ok || pref != w {
 				env.Origin.SetWord(canonical.KindError, w)
 			}
 			return nil

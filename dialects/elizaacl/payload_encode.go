@@ -59,7 +59,7 @@ func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 	w.StringField("task_description", env.Description)
 	c.objectField(w, ctx, "task_parameters", env.Arguments, canonical.CArguments, own)
 	if env.Priority != 0 {
-		if p, ok := dialects.Word(ctx, env, Name, c.prio, env.Priority.String(), canonical.CPriority); ok {
+		if p, ok := dialects.Word(ctx, env, Name, c.Priorities, env.Priority.String(), canonical.CPriority); ok {
 			w.Key("priority")
 			w.String(p)
 		} else {
@@ -74,7 +74,7 @@ func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 func (c *Codec) encodeResult(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext, own bool) {
 	switch {
 	case env.Outcome != "":
-		if s, ok := dialects.Word(ctx, env, Name, c.outcomes, string(env.Outcome), canonical.COutcome); ok {
+		if s, ok := dialects.Word(ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome); ok {
 			w.Key("task_status")
 			w.String(s)
 		}
@@ -83,7 +83,7 @@ func (c *Codec) encodeResult(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 		if env.Error != nil {
 			out = canonical.OutcomeFailure
 		}
-		s, _, _ := c.outcomes.Word(string(out))
+		s, _, _ := c.Outcomes.Word(string(out))
 		ctx.Fill(canonical.COutcome, "payload.task_status", s)
 		w.Key("task_status")
 		w.String(s)
@@ -105,7 +105,7 @@ func (c *Codec) encodeError(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 	}
 	switch {
 	case e.Code != "":
-		if word, ok := dialects.Word(ctx, env, Name, c.errs, string(e.Code), canonical.CErrorCode); ok {
+		if word, ok := dialects.Word(ctx, env, Name, c.Errors, string(e.Code), canonical.CErrorCode); ok {
 			w.Key(codeKey)
 			w.String(word)
 		}

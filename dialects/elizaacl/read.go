@@ -27,7 +27,7 @@ type object struct {
 func (d *decoder) once(o *object, key string) error {
 	for _, k := range o.seen[:o.n] {
 		if k == key {
-			return d.c.r.Errorf(dialects.Join(o.path, key), "repeated member (a message gives it once)")
+			return d.c.Read.Errorf(dialects.Join(o.path, key), "repeated member (a message gives it once)")
 		}
 	}
 	if o.n < len(o.seen) {
@@ -44,7 +44,7 @@ func (d *decoder) text(o *object, key string, v gjson.Result, nullOK bool) (stri
 	if err := d.once(o, key); err != nil {
 		return "", err
 	}
-	s, err := d.c.r.String(dialects.Join(o.path, key), v, nullOK)
+	s, err := d.c.Read.String(dialects.Join(o.path, key), v, nullOK)
 	if err == nil && s == "" {
 		dialects.Keep(d.env, Name, o.path, key, v.Raw)
 	}
@@ -70,20 +70,20 @@ func (d *decoder) word(o *object, key string, v gjson.Result, nullOK bool) (stri
 		dialects.Keep(d.env, Name, o.path, key, v.Raw)
 		return "", false, nil
 	}
-	s, err := d.c.r.String(dialects.Join(o.path, key), v, false)
+	s, err := d.c.Read.String(dialects.Join(o.path, key), v, false)
 	return s, err == nil, err
 }
 
 // strings reads an array of strings at path.
 func (d *decoder) strings(path string, v gjson.Result, into []string) ([]string, error) {
-	if err := d.c.r.Array(path, v); err != nil {
+	if err := d.c.Read.Array(path, v); err != nil {
 		return into, err
 	}
 	var err error
 	i := 0
 	v.ForEach(func(_, e gjson.Result) bool {
 		var s string
-		s, err = d.c.r.String(path+"."+strconv.Itoa(i), e, false)
+		s, err = d.c.Read.String(path+"."+strconv.Itoa(i), e, false)
 		into = append(into, s)
 		i++
 		return err == nil

@@ -10,16 +10,13 @@ import (
 // include" rules: replies name the message they answer (spec 4.2-4.9), a
 // TASK_REQUEST names its task_type and an INFORM_RESULT its task_status.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	if !gjson.ValidBytes(msg) {
-		return []dialects.Problem{{Message: "not valid JSON"}}
+	root, rules, ok := dialects.CheckRules(msg)
+	if !ok {
+		return rules.List
 	}
-	root := gjson.ParseBytes(msg)
-	var rules []dialects.Problem
-	add := func(path, format string, args ...any) {
-		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
-	}
+	add := rules.Add
 	perf := root.Get("performative")
-	if a, ok := c.acts.Canonical(perf.Str); ok && perf.Type == gjson.String {
+	if a, ok := c.Acts.Canonical(perf.Str); ok && perf.Type == gjson.String {
 		act := canonical.Act(a)
 		if act.IsReply() && !nonEmpty(root.Get("in_reply_to")) {
 			add("in_reply_to", "%s must include in_reply_to, the message_id of the message it answers", perf.Str)
@@ -35,7 +32,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules, covered(rules, c.schema.Check(msg)))
+	return dialects.MergeProblems(rules.List, covered(rules.List, c.CheckSchema(msg)))
 }
 
 // nonEmpty reports whether v is a string with text.
@@ -78,7 +75,7 @@ func (c *Codec) Detect(msg []byte) int {
 		return 0
 	}
 	score := 1
-	if _, ok := c.acts.Canonical(r[0].Str); ok {
+	if _, ok := c.Acts.Canonical(r[0].Str); ok {
 		score += 2
 	}
 	if r[1].Type == gjson.String {

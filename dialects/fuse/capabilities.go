@@ -22,7 +22,7 @@ const defaultCapability = "default"
 // each action becomes a Tool whose input schema is built from the action's
 // parameter list.
 func (c *Codec) decodeCapabilities(env *canonical.Envelope, v gjson.Result) error {
-	if err := c.r.Array(capsPath, v); err != nil {
+	if err := c.Read.Array(capsPath, v); err != nil {
 		return err
 	}
 	caps := &canonical.Capabilities{Raw: canonical.JSON(v.Raw), Dialect: Name}
@@ -39,7 +39,7 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, v gjson.Result) erro
 
 // decodeCapability reads one capability and its actions.
 func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gjson.Result) error {
-	if err := c.r.Object(path, v); err != nil {
+	if err := c.Read.Object(path, v); err != nil {
 		return err
 	}
 	var id string
@@ -49,13 +49,13 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 		switch k.Str {
 		case "id", "name", "description", "version":
 			var s string
-			s, err = c.r.String(dialects.Join(path, k.Str), m, false)
+			s, err = c.Read.String(dialects.Join(path, k.Str), m, false)
 			if k.Str == "id" {
 				id = s
 			}
 		case "actions":
 			actions = m
-			err = c.r.Array(dialects.Join(path, "actions"), m)
+			err = c.Read.Array(dialects.Join(path, "actions"), m)
 		}
 		return err == nil
 	})
@@ -77,7 +77,7 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 // decodeAction reads one action as a Tool.
 func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error) {
 	var t canonical.Tool
-	if err := c.r.Object(path, v); err != nil {
+	if err := c.Read.Object(path, v); err != nil {
 		return t, err
 	}
 	var err error
@@ -85,11 +85,11 @@ func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error
 		at := dialects.Join(path, k.Str)
 		switch k.Str {
 		case "id":
-			t.Name, err = c.r.String(at, m, false)
+			t.Name, err = c.Read.String(at, m, false)
 		case "name":
-			t.Title, err = c.r.String(at, m, false)
+			t.Title, err = c.Read.String(at, m, false)
 		case "description":
-			t.Description, err = c.r.String(at, m, false)
+			t.Description, err = c.Read.String(at, m, false)
 		case "parameters":
 			t.InputSchema, err = c.parametersSchema(at, m)
 		case "returns":
@@ -104,7 +104,7 @@ func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error
 // list: each parameter becomes a property with its type, description,
 // default and enum; the required ones are listed under "required".
 func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, error) {
-	if err := c.r.Array(path, v); err != nil {
+	if err := c.Read.Array(path, v); err != nil {
 		return "", err
 	}
 	w := jsonw.New(make([]byte, 0, len(v.Raw)+64))
@@ -146,7 +146,7 @@ func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, e
 // (none when it has no name) and returns its name and whether it is
 // required.
 func (c *Codec) parameter(w *jsonw.Writer, path string, p gjson.Result) (name string, required bool, err error) {
-	if err := c.r.Object(path, p); err != nil {
+	if err := c.Read.Object(path, p); err != nil {
 		return "", false, err
 	}
 	var typ, desc string
@@ -155,13 +155,13 @@ func (c *Codec) parameter(w *jsonw.Writer, path string, p gjson.Result) (name st
 		at := dialects.Join(path, k.Str)
 		switch k.Str {
 		case "name":
-			name, err = c.r.String(at, m, false)
+			name, err = c.Read.String(at, m, false)
 		case "type":
-			typ, err = c.r.String(at, m, false)
+			typ, err = c.Read.String(at, m, false)
 		case "description":
-			desc, err = c.r.String(at, m, false)
+			desc, err = c.Read.String(at, m, false)
 		case "required":
-			required, err = c.r.Bool(at, m)
+			required, err = c.Read.Bool(at, m)
 		case "default":
 			def = m
 		case "enum":

@@ -54,28 +54,14 @@ var schemaJSON []byte
 
 // Codec reads and writes fuse messages.
 type Codec struct {
-	acts, outcomes, errs *mappings.Table
-	schema               *dialects.Schema
-	r                    dialects.Reader
+	dialects.Base
 }
 
 // New returns a fuse codec using the vocabulary v (the fuse tables of a
 // mapping set).
 func New(v *mappings.Vocabulary) *Codec {
-	return &Codec{
-		acts:     v.Table(canonical.KindAct),
-		outcomes: v.Table(canonical.KindOutcome),
-		errs:     v.Table(canonical.KindError),
-		schema:   dialects.NewSchema(Name, schemaJSON),
-		r:        dialects.Reader{Dialect: Name},
-	}
+	return &Codec{Base: dialects.NewBase(Name, schemaJSON, v)}
 }
-
-// Name returns "fuse".
-func (c *Codec) Name() string { return Name }
-
-// Schema returns the fuse JSON Schema.
-func (c *Codec) Schema() []byte { return schemaJSON }
 
 // shape is the layout of a message's content.
 type shape uint8
@@ -105,8 +91,8 @@ func shapeOf(act canonical.Act) shape {
 	return shapeOther
 }
 
-// holds says which concepts a fuse message of each act can carry.
-func holds(act canonical.Act) canonical.ConceptSet {
+// Holds says which concepts a fuse message of each act can carry.
+func (c *Codec) Holds(act canonical.Act) canonical.ConceptSet {
 	s := canonical.SetOf(canonical.CID, canonical.CAct, canonical.CSender, canonical.CSenderName,
 		canonical.CReceiver, canonical.CReceiverName, canonical.CTime, canonical.CCorrelationID,
 		canonical.CSessionID, canonical.CMetadata, canonical.CAuthentication, canonical.CExtensions,

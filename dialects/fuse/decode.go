@@ -8,7 +8,7 @@ import (
 
 // Decode reads one fuse message.
 func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
-	root, err := c.r.Parse(msg)
+	root, err := c.Read.Parse(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -21,7 +21,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "version":
 			env.Origin.Version, err = c.text(env, "", dialects.Text(k), v)
 		case "messageType":
-			msgType, err = c.r.String("messageType", v, false)
+			msgType, err = c.Read.String("messageType", v, false)
 		case "id":
 			env.ID, err = c.text(env, "", dialects.Text(k), v)
 		case "timestamp":
@@ -41,7 +41,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "requestId":
 			topReq = v
 		case "content":
-			content, err = v, c.r.Object("content", v)
+			content, err = v, c.Read.Object("content", v)
 		default:
 			dialects.Keep(env, Name, "", dialects.Text(k), v.Raw)
 		}
@@ -51,11 +51,11 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		return nil, err
 	}
 	if msgType == "" {
-		return nil, c.r.Errorf("messageType", "missing (want one of %v)", c.acts.Words())
+		return nil, c.Read.Errorf("messageType", "missing (want one of %v)", c.Acts.Words())
 	}
-	act, ok := c.acts.Canonical(msgType)
+	act, ok := c.Acts.Canonical(msgType)
 	if !ok {
-		return nil, c.r.Errorf("messageType", "unknown message type %q (want one of %v)", msgType, c.acts.Words())
+		return nil, c.Read.Errorf("messageType", "unknown message type %q (want one of %v)", msgType, c.Acts.Words())
 	}
 	env.Act = canonical.Act(act)
 
@@ -95,7 +95,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // carries no canonical value: it is kept as an extra member, so that it is
 // written back as it was.
 func (c *Codec) text(env *canonical.Envelope, parent, key string, v gjson.Result) (string, error) {
-	s, err := c.r.String(dialects.Join(parent, key), v, false)
+	s, err := c.Read.String(dialects.Join(parent, key), v, false)
 	if err == nil && s == "" {
 		dialects.Keep(env, Name, parent, key, v.Raw)
 	}
@@ -107,7 +107,7 @@ func (c *Codec) text(env *canonical.Envelope, parent, key string, v gjson.Result
 // member and present is false. An empty agentId or name is kept as an extra
 // member of the object.
 func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result, id, name *string) (present bool, err error) {
-	if err := c.r.Object(key, v); err != nil {
+	if err := c.Read.Object(key, v); err != nil {
 		return false, err
 	}
 	if !v.Get("agentId").Exists() && !v.Get("name").Exists() {
@@ -133,7 +133,7 @@ func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result,
 // An empty correlationId or sessionId names nothing: it stays in Metadata.
 // An empty remainder is absent when something was lifted, "{}" otherwise.
 func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
-	if err := c.r.Object("metadata", v); err != nil {
+	if err := c.Read.Object("metadata", v); err != nil {
 		return err
 	}
 	var err error
@@ -149,7 +149,7 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 			lift = nil
 		}
 		if lift != nil {
-			*lift, err = c.r.String("metadata."+k.Str, m, false)
+			*lift, err = c.Read.String("metadata."+k.Str, m, false)
 			lifted = lifted || *lift != ""
 		}
 		if err == nil && (lift == nil || *lift == "") {
@@ -209,7 +209,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 		switch k.Str {
 		case "eventType":
 			eventType = v
-			_, err = c.r.String("content.eventType", v, false)
+			_, err = c.Read.String("content.eventType", v, false)
 		case "data":
 			data = v
 		case "capabilities":
@@ -309,7 +309,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 	if guide {
 		body, bodyKey = p.result, "result"
 		if p.success.Exists() {
-			ok, err := c.r.Bool("content.success", p.success)
+			ok, err := c.Read.Bool("content.success", p.success)
 			if err != nil {
 				return err
 			}
@@ -367,13 +367,13 @@ func (c *Codec) decodeStatus(env *canonical.Envelope, v gjson.Result) error {
 	if !v.Exists() {
 		return nil
 	}
-	w, err := c.r.String("content.status", v, false)
+	w, err := c.Read.String("content.status", v, false)
 	if err != nil {
 		return err
 	}
-	o, ok := c.outcomes.Canonical(w)
+	o, ok := c.Outcomes.Canonical(w)
 	if !ok {
-		return c.r.Errorf("content.status", "unknown status %q (want one of %v)", w, c.outcomes.Words())
+		return c.Read.Errorf("content.status", "unknown status %q (want one of %v)", w, c.Outcomes.Words())
 	}
 	env.Outcome = canonical.Outcome(o)
 	return nil
@@ -423,7 +423,7 @@ func responseForm(guide, idAtTop bool) string {
 // word with no canonical meaning leaves Code empty; the word is kept in
 // Origin.Words either way.
 func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
-	if err := c.r.Object("content.error", v); err != nil {
+	if err := c.Read.Object("content.error", v); err != nil {
 		return err
 	}
 	e := &canonical.Error{}
@@ -433,15 +433,12 @@ func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
 		switch k.Str {
 		case "code":
 			var w string
-			if w, err = c.r.String("content.error.code", m, false); err == nil {
+			if w, err = c.Read.String("content.error.code", m, false); err == nil {
 				if w == "" { // no word at all: kept as written
 					dialects.Keep(env, Name, "content.error", dialects.Text(k), m.Raw)
 					break
 				}
-				if code, ok := c.errs.Canonical(w); ok {
-					e.Code = canonical.ErrorCode(code)
-				}
-				env.Origin.SetWord(canonical.KindError, w)
+				dialects.ErrorWord(env, e, c.Errors, w)
 			}
 		case "message":
 			e.Message, err = c.text(env, "content.error", dialects.Text(k), m)

@@ -42,7 +42,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	if err != nil {
 		return dst, err
 	}
-	dialects.ReportLosses(ctx, env, Name, holds(e.act))
+	dialects.ReportLosses(ctx, env, Name, c.Holds(e.act))
 
 	w := jsonw.New(dst)
 	w.Open()
@@ -114,15 +114,15 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 	case env.Act.IsError():
 		e.shape = shapeError
 	default:
-		w, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
+		w, ok := dialects.Word(ctx, env, Name, c.Acts, string(env.Act), canonical.CAct)
 		if !ok {
 			return e, dialects.Errorf(Name, "", "cannot express act %q: fuse has no message type for it", env.Act)
 		}
-		a, _ := c.acts.Canonical(w)
+		a, _ := c.Acts.Canonical(w)
 		e.msgType, e.shape = w, shapeOf(canonical.Act(a))
 	}
 	if e.msgType == "" {
-		w, _, ok := c.acts.Word(string(base))
+		w, _, ok := c.Acts.Word(string(base))
 		if !ok {
 			return e, dialects.Errorf(Name, "", "cannot express act %q: the act table has no word for %s", env.Act, base)
 		}
@@ -150,7 +150,7 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 // as it came when it came from fuse, else when it answers no message.
 func (c *Codec) capsAsEvent(e *encoding) bool {
 	if w := e.env.Origin.Word(Name, canonical.KindAct); w != "" {
-		a, _ := c.acts.Canonical(w)
+		a, _ := c.Acts.Canonical(w)
 		return a == string(canonical.ActEvent)
 	}
 	return e.env.InReplyTo == ""
@@ -358,11 +358,11 @@ func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 	}
 	switch {
 	case env.Outcome != "":
-		if s, ok := dialects.Word(e.ctx, env, Name, c.outcomes, string(env.Outcome), canonical.COutcome); ok {
+		if s, ok := dialects.Word(e.ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome); ok {
 			w.StringField("status", s)
 		}
 	case !e.own:
-		if s, _, ok := c.outcomes.Word(string(canonical.OutcomeSuccess)); ok {
+		if s, _, ok := c.Outcomes.Word(string(canonical.OutcomeSuccess)); ok {
 			e.ctx.Fill(canonical.COutcome, "content.status", s)
 			w.StringField("status", s)
 		}
@@ -386,7 +386,7 @@ func (c *Codec) writeError(w *jsonw.Writer, e *encoding) {
 		if e.guide {
 			w.Key("success")
 			w.Bool(false)
-		} else if s, _, ok := c.outcomes.Word(string(canonical.OutcomeFailure)); ok {
+		} else if s, _, ok := c.Outcomes.Word(string(canonical.OutcomeFailure)); ok {
 			w.StringField("status", s)
 		}
 	}
@@ -443,7 +443,7 @@ func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
 	}
 	if act != canonical.ActFailure {
 		want := canonical.DefaultErrorCode(act)
-		word, ok := dialects.Word(e.ctx, env, Name, c.errs, string(want), canonical.CErrorCode)
+		word, ok := dialects.Word(e.ctx, env, Name, c.Errors, string(want), canonical.CErrorCode)
 		if !ok || errorAct(c.meaning(word)) != act {
 			return "", "", dialects.Errorf(Name, "", "cannot express act %q: the error table has no word for %s", act, want)
 		}
@@ -469,7 +469,7 @@ func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
 			code = canonical.DefaultErrorCode(act)
 		}
 		var ok bool
-		if word, ok = dialects.Word(e.ctx, env, Name, c.errs, string(code), canonical.CErrorCode); !ok {
+		if word, ok = dialects.Word(e.ctx, env, Name, c.Errors, string(code), canonical.CErrorCode); !ok {
 			return "", "", dialects.Errorf(Name, "", "cannot express error code %q: the error table has no word for it", code)
 		}
 	}
@@ -483,7 +483,7 @@ func (c *Codec) errorCode(e *encoding) (string, canonical.ErrorCode, error) {
 // meaning returns the canonical error code a fuse code word stands for, ""
 // for a word with no canonical meaning.
 func (c *Codec) meaning(word string) canonical.ErrorCode {
-	code, _ := c.errs.Canonical(word)
+	code, _ := c.Errors.Canonical(word)
 	return canonical.ErrorCode(code)
 }
 

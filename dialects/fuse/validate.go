@@ -12,20 +12,17 @@ import (
 // a schema cannot say as plainly. The envelope members (version, id, source,
 // timestamp) stay optional: the spec's own examples leave them out.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	if !gjson.ValidBytes(msg) {
-		return []dialects.Problem{{Message: "not valid JSON"}}
+	root, rules, ok := dialects.CheckRules(msg)
+	if !ok {
+		return rules.List
 	}
-	root := gjson.ParseBytes(msg)
-	var rules []dialects.Problem
-	add := func(path, format string, args ...any) {
-		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
-	}
+	add := rules.Add
 	duplicates(root, "", add)
 	content := root.Get("content")
 	if !root.IsObject() || !content.IsObject() {
-		return dialects.MergeProblems(rules, c.schema.Check(msg))
+		return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 	}
-	act, _ := c.acts.Canonical(root.Get("messageType").Str)
+	act, _ := c.Acts.Canonical(root.Get("messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
 	case shapeRequest:
 		if nonEmpty(content.Get("capability")) == "" && nonEmpty(content.Get("action")) == "" {
@@ -34,7 +31,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	case shapeResult:
 		c.validateResponse(root, content, add)
 	}
-	return dialects.MergeProblems(rules, c.schema.Check(msg))
+	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 }
 
 // validateResponse checks that a response quotes its request, states how it
@@ -52,7 +49,7 @@ func (c *Codec) validateResponse(root, content gjson.Result, add func(path, form
 		add("content.status", "a response must say how the request ended (content.status, or content.success)")
 		return
 	}
-	o, _ := c.outcomes.Canonical(status.Str)
+	o, _ := c.Outcomes.Canonical(status.Str)
 	if o != string(canonical.OutcomeFailure) && success.Type != gjson.False {
 		return
 	}
@@ -95,7 +92,7 @@ func (c *Codec) Detect(msg []byte) int {
 		return 0
 	}
 	score := 1
-	if _, ok := c.acts.Canonical(r[0].Str); ok {
+	if _, ok := c.Acts.Canonical(r[0].Str); ok {
 		score += 2
 	}
 	if r[1].IsObject() {

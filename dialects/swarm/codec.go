@@ -19,28 +19,14 @@ var schemaJSON []byte
 
 // Codec reads and writes swarm messages.
 type Codec struct {
-	acts, errs, prio *mappings.Table
-	schema           *dialects.Schema
-	r                dialects.Reader
+	dialects.Base
 }
 
 // New returns a swarm codec using the vocabulary v (the swarm tables of a
 // mapping set).
 func New(v *mappings.Vocabulary) *Codec {
-	return &Codec{
-		acts:   v.Table(canonical.KindAct),
-		errs:   v.Table(canonical.KindError),
-		prio:   v.Table(canonical.KindPriority),
-		schema: dialects.NewSchema(Name, schemaJSON),
-		r:      dialects.Reader{Dialect: Name},
-	}
+	return &Codec{Base: dialects.NewBase(Name, schemaJSON, v)}
 }
-
-// Name returns "swarm".
-func (c *Codec) Name() string { return Name }
-
-// Schema returns the swarm JSON Schema.
-func (c *Codec) Schema() []byte { return schemaJSON }
 
 // The message types.
 const (
@@ -52,8 +38,8 @@ const (
 	typeHandshakeResponse = "handshake_response"
 )
 
-// holds says which concepts a swarm message of each act can carry.
-func holds(act canonical.Act) canonical.ConceptSet {
+// Holds says which concepts a swarm message of each act can carry.
+func (c *Codec) Holds(act canonical.Act) canonical.ConceptSet {
 	s := canonical.SetOf(canonical.CID, canonical.CAct, canonical.CSender, canonical.CReceiver, canonical.CTime, canonical.CPriority, canonical.CExtra)
 	if act.IsReply() {
 		s = s.With(canonical.CInReplyTo)

@@ -12,7 +12,7 @@ import (
 
 // Decode reads one swarm message.
 func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
-	root, err := c.r.Parse(msg)
+	root, err := c.Read.Parse(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	// text reads a string member into dst; an empty one carries no value
 	// and is kept as written.
 	text := func(k, v gjson.Result, bit layout, dst *string) {
-		if *dst, err = c.r.String(k.Str, v, false); err == nil {
+		if *dst, err = c.Read.String(k.Str, v, false); err == nil {
 			if *dst == "" {
 				dialects.Keep(env, Name, "", dialects.Key(k), v.Raw)
 			} else {
@@ -38,7 +38,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "message_id":
 			text(k, v, absMessageID, &env.ID)
 		case "message_type":
-			msgType, err = c.r.String("message_type", v, false)
+			msgType, err = c.Read.String("message_type", v, false)
 		case "sender_id":
 			text(k, v, absSender, &env.Sender.ID)
 		case "receiver_id":
@@ -60,7 +60,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		case "priority":
 			err = c.decodePriority(env, v)
 		case "payload":
-			payload, err = v, c.r.Object("payload", v)
+			payload, err = v, c.Read.Object("payload", v)
 			lay &^= absPayload
 		case "accepted":
 			accepted = v
@@ -74,11 +74,11 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		return nil, err
 	}
 	if msgType == "" {
-		return nil, c.r.Errorf("message_type", "missing")
+		return nil, c.Read.Errorf("message_type", "missing")
 	}
-	act, ok := c.acts.Canonical(msgType)
+	act, ok := c.Acts.Canonical(msgType)
 	if !ok {
-		return nil, c.r.Errorf("message_type", "unknown message type %q (want one of %v)", msgType, c.acts.Words())
+		return nil, c.Read.Errorf("message_type", "unknown message type %q (want one of %v)", msgType, c.Acts.Words())
 	}
 	env.Act = canonical.Act(act)
 	switch {
@@ -93,7 +93,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 		env.CorrelationID = correlation
 	}
 	if accepted.Exists() {
-		b, err := c.r.Bool("accepted", accepted)
+		b, err := c.Read.Bool("accepted", accepted)
 		if err != nil {
 			return nil, err
 		}
@@ -112,13 +112,13 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 }
 
 func (c *Codec) decodePriority(env *canonical.Envelope, v gjson.Result) error {
-	w, err := c.r.String("priority", v, false)
+	w, err := c.Read.String("priority", v, false)
 	if err != nil {
 		return err
 	}
-	p, ok := c.prio.Canonical(w)
+	p, ok := c.Priorities.Canonical(w)
 	if !ok {
-		return c.r.Errorf("priority", "unknown priority %q (want one of %v)", w, c.prio.Words())
+		return c.Read.Errorf("priority", "unknown priority %q (want one of %v)", w, c.Priorities.Words())
 	}
 	env.Priority, _ = canonical.ParsePriority(p)
 	return nil
@@ -130,7 +130,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 	var err error
 	// text reads a payload string member into dst, as Decode's text does.
 	text := func(k, v gjson.Result, bit layout, dst *string) {
-		if *dst, err = c.r.String("payload."+k.Str, v, false); err == nil {
+		if *dst, err = c.Read.String("payload."+k.Str, v, false); err == nil {
 			if *dst == "" {
 				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			} else {
@@ -149,7 +149,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 				env.Arguments = canonical.JSON(v.Raw)
 			case "timeout":
 				var secs float64
-				if secs, err = c.r.Number("payload.timeout", v); err == nil {
+				if secs, err = c.Read.Number("payload.timeout", v); err == nil {
 					env.TTL = canonical.Dur(time.Duration(secs * float64(time.Second)))
 				}
 			default:
@@ -163,7 +163,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 			switch k.Str {
 			case "success":
 				var ok bool
-				if ok, err = c.r.Bool("payload.success", v); err == nil {
+				if ok, err = c.Read.Bool("payload.success", v); err == nil {
 					lay &^= absSuccess
 					env.Outcome = canonical.OutcomeFailure
 					if ok {
@@ -197,15 +197,12 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 			switch k.Str {
 			case "error_code":
 				var w string
-				if w, err = c.r.String("payload.error_code", v, false); err == nil {
+				if w, err = c.Read.String("payload.error_code", v, false); err == nil {
 					if w == "" { // no word at all: kept as written
 						dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 						break
 					}
-					if code, ok := c.errs.Canonical(w); ok {
-						e.Code = canonical.ErrorCode(code)
-					}
-					env.Origin.SetWord(canonical.KindError, w)
+					dialects.ErrorWord(env, e, c.Errors, w)
 				}
 			case "error_message":
 				text(k, v, absErrorMessage, &e.Message)
@@ -247,15 +244,15 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, payload gjson.Result
 	payload.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "agent_name":
-			env.Sender.Name, err = c.r.String("payload.agent_name", v, false)
+			env.Sender.Name, err = c.Read.String("payload.agent_name", v, false)
 		case "tools":
-			if err = c.r.Array("payload.tools", v); err != nil {
+			if err = c.Read.Array("payload.tools", v); err != nil {
 				return false
 			}
 			i := 0
 			v.ForEach(func(_, t gjson.Result) bool {
 				var name string
-				name, err = c.r.String("payload.tools."+strconv.Itoa(i), t, false)
+				name, err = c.Read.String("payload.tools."+strconv.Itoa(i), t, false)
 				caps.Tools = append(caps.Tools, canonical.Tool{Name: name})
 				i++
 				return err == nil

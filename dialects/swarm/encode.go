@@ -18,11 +18,11 @@ const (
 // swarm is written back as it was; one from another dialect gets every
 // member upstream's factory writes, with stand-ins reported as filled.
 func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.EncodeContext) ([]byte, error) {
-	msgType, ok := dialects.Word(ctx, env, Name, c.acts, string(env.Act), canonical.CAct)
+	msgType, ok := dialects.Word(ctx, env, Name, c.Acts, string(env.Act), canonical.CAct)
 	if !ok {
 		return dst, dialects.Errorf(Name, "", "cannot express act %q: swarm has no message type for it", env.Act)
 	}
-	dialects.ReportLosses(ctx, env, Name, holds(env.Act))
+	dialects.ReportLosses(ctx, env, Name, c.Holds(env.Act))
 	e := encoder{c: c, env: env, ctx: ctx, own: env.Origin.Dialect == Name}
 	if e.own {
 		e.lay = parseLayout(env.Origin.Form)
@@ -65,7 +65,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		}
 	}
 	if env.Priority != 0 {
-		if p, ok := dialects.Word(ctx, env, Name, c.prio, env.Priority.String(), canonical.CPriority); ok {
+		if p, ok := dialects.Word(ctx, env, Name, c.Priorities, env.Priority.String(), canonical.CPriority); ok {
 			w.Key("priority")
 			w.String(p)
 		}
@@ -232,7 +232,7 @@ func (e *encoder) errorPayload() {
 		w.Key("error_code")
 		w.String(word) // the source's own word, with no canonical meaning: kept as it is
 	default:
-		word, _ = dialects.Word(e.ctx, env, Name, e.c.errs, string(code), canonical.CErrorCode)
+		word, _ = dialects.Word(e.ctx, env, Name, e.c.Errors, string(code), canonical.CErrorCode)
 		w.Key("error_code")
 		w.String(word)
 	}

@@ -8,14 +8,11 @@ import (
 // Validate checks msg against the swarm schema and the rules of the upstream
 // validator that a schema cannot say as plainly.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	if !gjson.ValidBytes(msg) {
-		return []dialects.Problem{{Message: "not valid JSON"}}
+	root, rules, ok := dialects.CheckRules(msg)
+	if !ok {
+		return rules.List
 	}
-	root := gjson.ParseBytes(msg)
-	var rules []dialects.Problem
-	add := func(path, format string, args ...any) {
-		rules = append(rules, dialects.Problem{Path: path, Message: dialects.Errorf(Name, path, format, args...).Problem})
-	}
+	add := rules.Add
 	msgType := root.Get("message_type").Str
 	recv := root.Get("receiver_id")
 	if (msgType == typeRequest || msgType == typeResponse) && (!recv.Exists() || recv.Type == gjson.Null) {
@@ -29,7 +26,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	if t := root.Get("payload.timeout"); msgType == typeRequest && t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
 		add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
 	}
-	return dialects.MergeProblems(rules, c.schema.Check(msg))
+	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 }
 
 // Detect scores msg as swarm: message_type and sender_id are its marks.
@@ -39,7 +36,7 @@ func (c *Codec) Detect(msg []byte) int {
 		return 0
 	}
 	score := 1
-	if _, ok := c.acts.Canonical(r[0].Str); ok {
+	if _, ok := c.Acts.Canonical(r[0].Str); ok {
 		score += 2
 	}
 	if r[1].Exists() {
