@@ -139,8 +139,9 @@ type Loss struct {
 	Kind LossKind
 	// Concept is what was lost.
 	Concept canonical.Concept
-	// Path names the field: for CExtra the member's path in the source
-	// message, otherwise the concept's name.
+	// Path names the field: the target's field for what was filled or
+	// rewritten, the member's path in the source for a CExtra member, and
+	// otherwise the concept's name.
 	Path string
 	// Detail says what happened, with the value; Message renders it.
 	Detail string

@@ -12,10 +12,8 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 		return
 	}
 	lost := env.PresentSet() &^ holds &^ canonical.SetOf(canonical.CExtra)
-	if lost != 0 {
-		for _, c := range lost.List() {
-			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: c.String(), tmpl: tmplDropped, env: env, target: target})
-		}
+	for _, c := range lost.List() {
+		ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: c.String(), tmpl: tmplDropped, env: env, target: target})
 	}
 	for i := range env.Extra {
 		if f := &env.Extra[i]; f.Dialect != target {
