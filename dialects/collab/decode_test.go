@@ -2,8 +2,6 @@ package collab_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -13,22 +11,10 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 )
 
-func sample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dialecttest.SamplesDir, name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func sample(t *testing.T, name string) []byte { return dialecttest.ReadSample(t, name) }
 
 func decode(t *testing.T, msg []byte) *canonical.Envelope {
-	t.Helper()
-	env, err := codec().Decode(msg)
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
-	return env
+	return dialecttest.MustDecode(t, codec(), msg)
 }
 
 func jsonEq(t *testing.T, what string, got canonical.JSON, want string) {

@@ -55,6 +55,27 @@ func Samples(tb testing.TB, dir string) []Sample {
 	return out
 }
 
+// ReadSample returns the sample called name (without ".json") from
+// SamplesDir.
+func ReadSample(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(SamplesDir, name+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// MustDecode decodes msg with c, failing the test when it cannot.
+func MustDecode(tb testing.TB, c dialects.Decoder, msg []byte) *canonical.Envelope {
+	tb.Helper()
+	env, err := c.Decode(msg)
+	if err != nil {
+		tb.Fatalf("Decode: %v", err)
+	}
+	return env
+}
+
 // EncodeContext returns a context with a fixed clock and counted ids, so
 // that encoded output is reproducible.
 func EncodeContext() *dialects.EncodeContext {

@@ -24,22 +24,10 @@ func TestContract(t *testing.T) { dialecttest.Run(t, codec()) }
 
 func FuzzDecode(f *testing.F) { dialecttest.Fuzz(f, codec()) }
 
-func sample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dialecttest.SamplesDir, name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func sample(t *testing.T, name string) []byte { return dialecttest.ReadSample(t, name) }
 
 func decode(t *testing.T, msg []byte) *canonical.Envelope {
-	t.Helper()
-	env, err := codec().Decode(msg)
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
-	return env
+	return dialecttest.MustDecode(t, codec(), msg)
 }
 
 // TestDecodeSamples checks the canonical values each kind of message decodes to.
