@@ -203,3 +203,13 @@ func (s ConceptSet) List() []Concept {
 	}
 	return out
 }
+
+// ParseConcept returns the concept named name ("error.code", "ttl"...).
+func ParseConcept(name string) (Concept, bool) {
+	for c, n := range conceptNames {
+		if n == name {
+			return Concept(c), true
+		}
+	}
+	return 0, false
+}

@@ -82,6 +82,7 @@ vocabulary:
 	if err := s.Add("site2.yaml", []byte("dialect: swarm\nvocabulary:\n  priority:\n    words:\n      urgent: high\n")); err != nil {
 		t.Fatal(err)
 	}
+	p = s.Vocabulary("swarm").Table(canonical.KindPriority) // a file replaces the tables it changes
 	if w, _, _ := p.Word("critical"); w != "critical" {
 		t.Errorf("after urgent moved, critical is written as %q", w)
 	}
@@ -91,7 +92,7 @@ func TestBadFiles(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"syntax", "dialect: [swarm\n", "bad.yaml:1: did not find expected"},
 		{"not a mapping", "- a\n- b\n", "bad.yaml:1: a mapping file is a YAML mapping"},
-		{"unknown top key", "dialect: swarm\nvocab: {}\n", "bad.yaml:2: vocab: unknown key (want dialect, vocabulary)"},
+		{"unknown top key", "dialect: swarm\nvocab: {}\n", "bad.yaml:2: vocab: unknown key (want dialect, vocabulary, aliases, operations, rewrites, acts, declare)"},
 		{"missing dialect", "vocabulary: {}\n", "bad.yaml:1: dialect: missing"},
 		{"dialect not a name", "dialect: [a]\n", "bad.yaml:1: dialect: must be a dialect name"},
 		{"unknown kind", "dialect: swarm\nvocabulary:\n  colour: {}\n", "bad.yaml:3: vocabulary.colour: unknown table kind"},

@@ -1,6 +1,10 @@
 package mappings
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
 
 // Table maps one dialect's words for one vocabulary kind onto canonical
 // values and back.
@@ -114,10 +118,20 @@ func (v *Vocabulary) Kinds() []string {
 	return out
 }
 
-// Set is the effective mapping: one Vocabulary per dialect.
+// Set is the effective mapping: the defaults and every file layered over
+// them.
 type Set struct {
-	vocab map[string]*Vocabulary
+	vocab      map[string]*Vocabulary
+	aliases    map[string]*Aliases
+	operations []Operation
+	rewrites   []Rewrite
+	acts       map[string]map[canonical.Act]ActPolicy
+	decls      map[string]*Declaration
+	files      []string
 }
+
+// Files returns the names of the files layered into the set, in order.
+func (s *Set) Files() []string { return s.files }
 
 // Vocabulary returns a dialect's vocabulary (empty if the set has none).
 func (s *Set) Vocabulary(dialect string) *Vocabulary {
@@ -128,11 +142,27 @@ func (s *Set) Vocabulary(dialect string) *Vocabulary {
 }
 
 // Dialects returns the names of the dialects the set has vocabularies for.
-func (s *Set) Dialects() []string {
-	var out []string
-	for name := range s.vocab {
-		out = append(out, name)
+func (s *Set) Dialects() []string { return sortedKeys(s.vocab) }
+
+// clone returns a copy of t that can be changed without changing t.
+func (t *Table) clone() *Table {
+	c := newTable(t.Kind)
+	c.foldCase = t.foldCase
+	for k, v := range t.decode {
+		c.decode[k] = v
 	}
-	sortStrings(out)
-	return out
+	for k, v := range t.folded {
+		c.folded[k] = v
+	}
+	for k, v := range t.encode {
+		c.encode[k] = v
+	}
+	for k, v := range t.nearest {
+		c.nearest[k] = v
+	}
+	c.order = append([]string(nil), t.order...)
+	return c
 }
+
+// FoldCase reports whether the table's words match whatever their case.
+func (t *Table) FoldCase() bool { return t != nil && t.foldCase }
