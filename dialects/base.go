@@ -1,6 +1,11 @@
 package dialects
 
 import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
@@ -17,8 +22,11 @@ type Base struct {
 }
 
 // NewBase returns the base of dialect name, with its JSON Schema document
-// and its vocabulary v (the dialect's tables of a mapping set).
+// and its vocabulary v (the dialect's tables of a mapping set). A schema
+// node marked "x-vocabulary": KIND gets the words of v's KIND table as its
+// enum, so that words a mapping file adds validate.
 func NewBase(name string, schema []byte, v *mappings.Vocabulary) Base {
+	schema = VocabularySchema(schema, v)
 	return Base{
 		Acts:       v.Table(canonical.KindAct),
 		Outcomes:   v.Table(canonical.KindOutcome),
@@ -37,3 +45,77 @@ func (b *Base) Schema() []byte { return b.schema.Source }
 
 // CheckSchema validates msg against the dialect's JSON Schema.
 func (b *Base) CheckSchema(msg []byte) []Problem { return b.schema.Check(msg) }
+
+// VocabularyKeyword marks a schema node whose enum is a vocabulary table's
+// words; its value is the table's kind.
+const VocabularyKeyword = "x-vocabulary"
+
+// VocabularySchema returns schema with the enum of every node marked with
+// VocabularyKeyword replaced by the words of v's table of that kind: as
+// numbers where the schema's enum held numbers, and in upper and lower case
+// too for a table that matches any case. A schema with no mark, or that is
+// not JSON, is returned as it is.
+func VocabularySchema(schema []byte, v *mappings.Vocabulary) []byte {
+	if !bytes.Contains(schema, []byte(VocabularyKeyword)) {
+		return schema
+	}
+	var doc any
+	d := json.NewDecoder(bytes.NewReader(schema))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return schema
+	}
+	var walk func(n any)
+	walk = func(n any) {
+		switch x := n.(type) {
+		case map[string]any:
+			if kind, ok := x[VocabularyKeyword].(string); ok {
+				x["enum"] = enumOf(v.Table(kind), x["enum"])
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return schema
+	}
+	return out
+}
+
+// enumOf returns t's words as enum values, numbers when old's were.
+func enumOf(t *mappings.Table, old any) []any {
+	numeric := false
+	if list, ok := old.([]any); ok && len(list) > 0 {
+		_, numeric = list[0].(json.Number)
+	}
+	var out []any
+	seen := map[string]bool{}
+	add := func(w string) {
+		if seen[w] {
+			return
+		}
+		seen[w] = true
+		if numeric {
+			if _, err := strconv.ParseFloat(w, 64); err == nil {
+				out = append(out, json.Number(w))
+				return
+			}
+		}
+		out = append(out, w)
+	}
+	for _, w := range t.Words() {
+		add(w)
+		if t.FoldCase() {
+			add(strings.ToLower(w))
+			add(strings.ToUpper(w))
+		}
+	}
+	return out
+}

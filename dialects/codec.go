@@ -145,6 +145,9 @@ type Loss struct {
 	Path string
 	// Detail says what happened, with the value; Message renders it.
 	Detail string
+	// Hint says how to avoid the loss, when there is a way (not part of
+	// Message).
+	Hint string
 
 	// Losses are reported on most translations, so their text is only made
 	// when asked for, from these.
@@ -163,6 +166,12 @@ const (
 	tmplFill
 	tmplRewrite
 )
+
+// Rewritten returns the value a Rewrite loss had to change, and what it
+// became.
+func (l Loss) Rewritten() (from, to string, ok bool) {
+	return l.from, l.to, l.tmpl == tmplRewrite
+}
 
 // Message says what happened to the data, with its value.
 func (l Loss) Message() string {

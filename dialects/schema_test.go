@@ -3,6 +3,8 @@ package dialects
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
 func TestSchemaCheck(t *testing.T) {
@@ -55,5 +57,43 @@ func TestMergeProblems(t *testing.T) {
 	got := MergeProblems(rules, schema)
 	if len(got) != 2 || got[0] != rules[0] || got[1] != schema[1] {
 		t.Errorf("got %v", got)
+	}
+}
+
+func TestVocabularySchema(t *testing.T) {
+	m := mappings.MustDefaults()
+	if err := m.Add("site.yaml", []byte("dialect: swarm\nvocabulary:\n  priority:\n    words: {critical: critical}\n")); err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+		"properties": {
+			"priority": {"enum": ["low"], "x-vocabulary": "priority"},
+			"level": {"enum": [0], "x-vocabulary": "priority"},
+			"other": {"enum": ["x"]}}}`)
+	b := NewBase("swarm", doc, m.Vocabulary("swarm"))
+	if p := b.CheckSchema([]byte(`{"priority": "critical"}`)); len(p) != 0 {
+		t.Errorf("a word the site added does not validate: %v", p)
+	}
+	if p := b.CheckSchema([]byte(`{"priority": "urgent"}`)); len(p) != 0 {
+		t.Errorf("a default word does not validate: %v", p)
+	}
+	if p := b.CheckSchema([]byte(`{"priority": "extreme"}`)); len(p) != 1 {
+		t.Errorf("an unknown word validates: %v", p)
+	}
+	if p := b.CheckSchema([]byte(`{"other": "y"}`)); len(p) != 1 {
+		t.Errorf("an unmarked enum changed: %v", p)
+	}
+	collab := NewBase("collab", doc, m.Vocabulary("collab"))
+	if p := collab.CheckSchema([]byte(`{"level": 4}`)); len(p) != 0 {
+		t.Errorf("numeric words stay numbers: %v", p)
+	}
+	eliza := NewBase("elizaacl", []byte(`{"properties": {"s": {"enum": [], "x-vocabulary": "outcome"}}}`), m.Vocabulary("elizaacl"))
+	for _, w := range []string{"partial_success", "PARTIAL_SUCCESS"} {
+		if p := eliza.CheckSchema([]byte(`{"s": "` + w + `"}`)); len(p) != 0 {
+			t.Errorf("fold-case word %s: %v", w, p)
+		}
+	}
+	if got := VocabularySchema([]byte("not json x-vocabulary"), m.Vocabulary("swarm")); string(got) != "not json x-vocabulary" {
+		t.Error("a broken document must come back as it was")
 	}
 }

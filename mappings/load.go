@@ -352,6 +352,9 @@ func (l *loader) loadTable(key string, n *yaml.Node, t *Table) {
 			if !l.mapping(v, at, "words to canonical values") {
 				return
 			}
+			// The first word this file gives a value is the one written,
+			// over any an earlier file gave.
+			mine := map[string]string{}
 			l.pairs(at+".", v, func(w, c *yaml.Node) {
 				wat := at + "." + w.Value
 				if c.Kind != yaml.ScalarNode {
@@ -366,8 +369,11 @@ func (l *loader) loadTable(key string, n *yaml.Node, t *Table) {
 				}
 				t.decode[w.Value] = c.Value
 				t.folded[strings.ToLower(w.Value)] = c.Value
-				t.reindex()
+				if _, ok := mine[c.Value]; !ok {
+					mine[c.Value] = w.Value
+				}
 			})
+			t.reindex(mine)
 		case "nearest":
 			if !l.mapping(v, at, "canonical values to words") {
 				return

@@ -75,16 +75,19 @@ vocabulary:
 	if c, ok := p.Canonical("urgent"); !ok || c != "critical" {
 		t.Errorf("old word kept: %q %v", c, ok)
 	}
-	if w, _, _ := p.Word("critical"); w != "urgent" {
-		t.Errorf("the earlier preferred word stays preferred: %q", w)
+	if w, _, _ := p.Word("critical"); w != "critical" {
+		t.Errorf("the later file's word is the one written: %q", w)
 	}
 	// Redefining a word moves it.
-	if err := s.Add("site2.yaml", []byte("dialect: swarm\nvocabulary:\n  priority:\n    words:\n      urgent: high\n")); err != nil {
+	if err := s.Add("site2.yaml", []byte("dialect: swarm\nvocabulary:\n  priority:\n    words:\n      critical: high\n")); err != nil {
 		t.Fatal(err)
 	}
 	p = s.Vocabulary("swarm").Table(canonical.KindPriority) // a file replaces the tables it changes
-	if w, _, _ := p.Word("critical"); w != "critical" {
-		t.Errorf("after urgent moved, critical is written as %q", w)
+	if w, _, _ := p.Word("critical"); w != "urgent" {
+		t.Errorf("after critical moved to high, critical is written as %q", w)
+	}
+	if w, _, _ := p.Word("high"); w != "critical" {
+		t.Errorf("high is written as %q", w)
 	}
 }
 

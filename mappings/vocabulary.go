@@ -29,13 +29,23 @@ func newTable(kind string) *Table {
 	}
 }
 
-// reindex recomputes the word written for each canonical value: the first
-// word, in declaration order, that means it.
-func (t *Table) reindex() {
-	clear(t.encode)
+// reindex sets the word written for each canonical value: preferred's word
+// where it names one, else the word written so far if it still means the
+// value, else the first word, in declaration order, that means it.
+func (t *Table) reindex(preferred map[string]string) {
+	old := t.encode
+	t.encode = make(map[string]string, len(old))
+	for c, w := range preferred {
+		t.encode[c] = w
+	}
+	for c, w := range old {
+		if _, set := t.encode[c]; !set && t.decode[w] == c {
+			t.encode[c] = w
+		}
+	}
 	for _, w := range t.order {
 		c := t.decode[w]
-		if _, has := t.encode[c]; !has {
+		if _, set := t.encode[c]; !set {
 			t.encode[c] = w
 		}
 	}

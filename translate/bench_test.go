@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
@@ -157,4 +158,38 @@ func renameKeys(m map[string]any, depth int) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// BenchmarkRewrites translates the nested swarm bench message to elizaacl
+// with no mapping rules and with five rewrite rules that all apply, in the
+// same run (issue: five rules cost at most 1.5x).
+func BenchmarkRewrites(b *testing.B) {
+	msg := benchMessage(b, "nested", "swarm")
+	rules, err := os.ReadFile(filepath.Join("testdata", "mapping", "bench-rewrites.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	withRules := mappings.MustDefaults()
+	if err := withRules.Add("bench-rewrites.yaml", rules); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		m    *mappings.Set
+	}{{"none", mappings.MustDefaults()}, {"five", withRules}} {
+		tr := translate.Translator{Registry: builtin.Default(), Mappings: c.m}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			buf := make([]byte, 0, 4096)
+			ctx := &dialects.EncodeContext{}
+			for b.Loop() {
+				res, err := tr.Translate(buf[:0], "swarm", "elizaacl", msg, translate.Options{Context: ctx})
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = res.Output
+			}
+		})
+	}
 }

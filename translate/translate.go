@@ -9,14 +9,19 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
 // Auto asks Translate to detect the source dialect.
 const Auto = "auto"
 
-// Translator translates between the dialects of a registry.
+// Translator translates between the dialects of a registry, applying the
+// rules of a mapping set on the way.
 type Translator struct {
 	Registry *dialects.Registry
+	// Mappings are the aliases, operation names, act policies and
+	// rewrites applied between decoding and encoding; nil applies none.
+	Mappings *mappings.Set
 }
 
 // Options adjust one translation.
@@ -40,6 +45,9 @@ type Result struct {
 	// Losses are what the target could not hold, or held approximately,
 	// and the required values it had to fill in.
 	Losses []dialects.Loss
+	// Dropped is set when a mapping's act policy drops the message: there
+	// is no Output, and Losses say why.
+	Dropped bool
 }
 
 // LossError is the error of a strict translation that lost data.
@@ -95,11 +103,23 @@ func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Opt
 		ctx = &dialects.EncodeContext{}
 	}
 	ctx.Losses = ctx.Losses[:0]
+	if t.Mappings != nil {
+		drop, err := applyMappings(t.Mappings, env, src.Name(), to, ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		if drop {
+			return Result{From: src.Name(), To: to, Envelope: env, Losses: ctx.Losses, Dropped: true}, nil
+		}
+	}
 	out, err := dstCodec.Encode(dst, env, ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	res := Result{From: src.Name(), To: to, Envelope: env, Output: out, Losses: ctx.Losses}
+	if t.Mappings != nil {
+		suggestAliases(res.Losses, to)
+	}
 	if opts.Strict {
 		var lost []dialects.Loss
 		for _, l := range res.Losses {
@@ -112,4 +132,18 @@ func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Opt
 		}
 	}
 	return res, nil
+}
+
+// suggestAliases adds to each agent id the target had to rewrite the alias
+// entry that would name the agent there instead.
+func suggestAliases(losses []dialects.Loss, to string) {
+	for i := range losses {
+		l := &losses[i]
+		if l.Concept != canonical.CSender && l.Concept != canonical.CReceiver {
+			continue
+		}
+		if from, as, ok := l.Rewritten(); ok {
+			l.Hint = fmt.Sprintf("to choose the id yourself, add to a mapping file: aliases: {%s: {%q: %q}}", to, from, as)
+		}
+	}
 }

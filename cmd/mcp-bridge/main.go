@@ -27,6 +27,7 @@ func commands() map[string]command {
 		"translate": {"translate a message from one dialect to another", runTranslate},
 		"validate":  {"check messages against their dialect's schema and rules", runValidate},
 		"dialects":  {"list the dialects and what each can carry", runDialects},
+		"mappings":  {"check mapping files, or show the effective mapping", runMappings},
 		"version":   {"print the version", runVersion},
 	}
 }

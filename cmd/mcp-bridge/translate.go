@@ -8,16 +8,17 @@ import (
 	"io"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
 func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("translate", "--from DIALECT|auto --to DIALECT [--strict] [--compact] [FILE|-]", stderr)
+	fs := newFlagSet("translate", "--from DIALECT|auto --to DIALECT [--mapping FILE]... [--strict] [--compact] [FILE|-]", stderr)
 	from := fs.String("from", translate.Auto, "source dialect, or auto to detect it")
 	to := fs.String("to", "", "target dialect (required)")
 	strict := fs.Bool("strict", false, "fail (exit 1) when the target cannot hold some of the data")
 	compact := fs.Bool("compact", false, "print the message on one line")
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file to layer over the defaults (repeatable; later files win)")
 	pos, help, err := parseInterspersed(fs, args)
 	if err != nil {
 		if help {
@@ -38,7 +39,10 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcp-bridge: %v\n", err)
 		return exitInvalid
 	}
-	tr := translate.Translator{Registry: builtin.Default()}
+	tr, ok := translator(maps, stderr)
+	if !ok {
+		return exitUsage
+	}
 	if _, err := tr.Codec(*to); err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge: --to: %v\n", err)
 		return exitUsage
@@ -61,6 +65,12 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			level = "error"
 		}
 		fmt.Fprintf(stderr, "mcp-bridge: %s: %s -> %s: %s %s: %s\n", level, res.From, res.To, l.Kind, l.Path, l.Message())
+		if l.Hint != "" {
+			fmt.Fprintf(stderr, "mcp-bridge: hint: %s\n", l.Hint)
+		}
+	}
+	if res.Dropped {
+		return exitOK // the mapping's act policy drops it: nothing to print
 	}
 	if lossErr != nil {
 		fmt.Fprintf(stderr, "mcp-bridge: %s: --strict: %d field(s) cannot be carried by %s\n", displayName(name), len(lossErr.Losses), res.To)

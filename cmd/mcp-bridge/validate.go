@@ -5,13 +5,14 @@ import (
 	"io"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", "--dialect DIALECT|auto FILE...", stderr)
+	fs := newFlagSet("validate", "--dialect DIALECT|auto [--mapping FILE]... FILE...", stderr)
 	dialect := fs.String("dialect", translate.Auto, "dialect of the messages, or auto to detect each")
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file to layer over the defaults (repeatable; later files win)")
 	files, help, err := parseInterspersed(fs, args)
 	if err != nil {
 		if help {
@@ -23,7 +24,10 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	tr := translate.Translator{Registry: builtin.Default()}
+	tr, ok := translator(maps, stderr)
+	if !ok {
+		return exitUsage
+	}
 	if *dialect != translate.Auto {
 		if _, err := tr.Codec(*dialect); err != nil {
 			fmt.Fprintf(stderr, "mcp-bridge: --dialect: %v\n", err)
@@ -32,7 +36,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, f := range files {
-		if !validateOne(&tr, *dialect, f, stdin, stdout) {
+		if !validateOne(tr, *dialect, f, stdin, stdout) {
 			code = exitInvalid
 		}
 	}

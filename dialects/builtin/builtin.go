@@ -1,11 +1,13 @@
-// Package builtin registers the five built-in dialect codecs, each built on
-// its vocabulary from a mapping set.
+// Package builtin registers the five built-in dialect codecs, and the
+// dialects that mapping files declare, each built on its vocabulary from a
+// mapping set.
 package builtin
 
 import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/bluelabel"
 	"github.com/mcp-bridge/mcp-bridge/dialects/collab"
+	"github.com/mcp-bridge/mcp-bridge/dialects/declared"
 	"github.com/mcp-bridge/mcp-bridge/dialects/elizaacl"
 	"github.com/mcp-bridge/mcp-bridge/dialects/fuse"
 	"github.com/mcp-bridge/mcp-bridge/dialects/swarm"
@@ -15,9 +17,10 @@ import (
 // Names lists the built-in dialects.
 var Names = []string{elizaacl.Name, collab.Name, bluelabel.Name, fuse.Name, swarm.Name}
 
-// Registry returns a registry of the built-in codecs using the vocabularies
-// of m.
-func Registry(m *mappings.Set) *dialects.Registry {
+// Registry returns a registry of the built-in codecs and of the dialects
+// m's files declare, using the vocabularies of m. A declaration no codec
+// can serve is an error naming its file and line.
+func Registry(m *mappings.Set) (*dialects.Registry, error) {
 	r := dialects.NewRegistry()
 	for _, c := range []dialects.Codec{
 		elizaacl.New(m.Vocabulary(elizaacl.Name)),
@@ -27,12 +30,27 @@ func Registry(m *mappings.Set) *dialects.Registry {
 		swarm.New(m.Vocabulary(swarm.Name)),
 	} {
 		if err := r.Register(c); err != nil {
-			panic(err) // the built-in names are distinct
+			return nil, err
 		}
 	}
-	return r
+	for _, d := range m.Declarations() {
+		c, err := declared.New(d, m.Vocabulary(d.Name))
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // Default returns a registry of the built-in codecs on the embedded default
 // mappings.
-func Default() *dialects.Registry { return Registry(mappings.MustDefaults()) }
+func Default() *dialects.Registry {
+	r, err := Registry(mappings.MustDefaults())
+	if err != nil {
+		panic(err) // the defaults declare no dialect
+	}
+	return r
+}

@@ -22,14 +22,19 @@ var line = regexp.MustCompile(`^Benchmark(\w+)/(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns
 func main() {
 	min := flag.Float64("min", 0, "fail when a translation is less than this many times faster than the baseline")
 	gate := flag.String("gate", "", "apply -min only to benchmarks whose name starts with this (a message variant)")
+	maxRewrite := flag.Float64("max-rewrite", 0, "fail when BenchmarkRewrites/five costs more than this many times BenchmarkRewrites/none")
 	flag.Parse()
-	os.Exit(report(os.Stdin, os.Stdout, *min, *gate))
+	ns := medians(os.Stdin)
+	code := report(ns, os.Stdout, *min, *gate)
+	if c := reportRewrites(ns, os.Stdout, *maxRewrite); c != 0 {
+		code = c
+	}
+	os.Exit(code)
 }
 
-// report reads benchmark lines from r, writes the ratio table to w and
-// returns the exit code. Benchmark names are [VARIANT/]FROM_to_TO for
-// Translate and [VARIANT/]FROM for BaselineMap.
-func report(r io.Reader, w io.Writer, min float64, gate string) int {
+// medians reads benchmark lines from r and returns each benchmark's median
+// ns/op, by benchmark and sub-benchmark name.
+func medians(r io.Reader) map[string]map[string]float64 {
 	runs := map[string]map[string][]float64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -53,6 +58,13 @@ func report(r io.Reader, w io.Writer, min float64, gate string) int {
 			ns[bench][name] = median(vs)
 		}
 	}
+	return ns
+}
+
+// report writes the ratio table of the medians ns to w and returns the exit
+// code. Benchmark names are [VARIANT/]FROM_to_TO for Translate and
+// [VARIANT/]FROM for BaselineMap.
+func report(ns map[string]map[string]float64, w io.Writer, min float64, gate string) int {
 	base, tr := ns["BaselineMap"], ns["Translate"]
 	if len(base) == 0 || len(tr) == 0 {
 		fmt.Fprintln(w, "benchratio: no BaselineMap or Translate results in the input")
@@ -110,4 +122,21 @@ func median(vs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// reportRewrites prints what five rewrite rules cost, as a multiple of the
+// same translation with none, and returns 1 when that is above max (when
+// max > 0).
+func reportRewrites(ns map[string]map[string]float64, w io.Writer, max float64) int {
+	none, five := ns["Rewrites"]["none"], ns["Rewrites"]["five"]
+	if none == 0 || five == 0 {
+		return 0
+	}
+	ratio := five / none
+	fmt.Fprintf(w, "rewrites: five rules %.0f ns, none %.0f ns: %.2fx\n", five, none, ratio)
+	if max > 0 && ratio > max {
+		fmt.Fprintf(w, "rewrites: more than %.2fx\n", max)
+		return 1
+	}
+	return 0
 }

@@ -14,7 +14,7 @@ BenchmarkBaselineMap/swarm-2                 	   40000	     30000 ns/op
 BenchmarkBaselineMap/fuse-2                  	   40000	     32000 ns/op
 PASS`
 	var out bytes.Buffer
-	code := report(strings.NewReader(in), &out, 5, "")
+	code := report(medians(strings.NewReader(in)), &out, 5, "")
 	if code != 1 {
 		t.Errorf("code %d, want 1 (fuse_to_swarm is 4x)", code)
 	}
@@ -23,7 +23,7 @@ PASS`
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if code := report(strings.NewReader("PASS\n"), &out, 5, ""); code != 1 {
+	if code := report(medians(strings.NewReader("PASS\n")), &out, 5, ""); code != 1 {
 		t.Errorf("empty input: code %d", code)
 	}
 	variants := `BenchmarkTranslate/nested/swarm_to_fuse-2   100  2000 ns/op
@@ -31,7 +31,7 @@ BenchmarkTranslate/text/swarm_to_fuse-2     100  4000 ns/op
 BenchmarkBaselineMap/nested/swarm-2          100 20000 ns/op
 BenchmarkBaselineMap/text/swarm-2            100 12000 ns/op`
 	out.Reset()
-	if code := report(strings.NewReader(variants), &out, 5, "nested"); code != 0 {
+	if code := report(medians(strings.NewReader(variants)), &out, 5, "nested"); code != 0 {
 		t.Errorf("gated on nested: code %d\n%s", code, out.String())
 	}
 	for _, want := range []string{"nested/swarm_to_fuse", "10.0x", "text/swarm_to_fuse", "3.0x", "slowest pair (nested): 10.0x", "slowest pair (text): 3.0x"} {
@@ -39,7 +39,7 @@ BenchmarkBaselineMap/text/swarm-2            100 12000 ns/op`
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if code := report(strings.NewReader(variants), &out, 5, ""); code != 1 {
+	if code := report(medians(strings.NewReader(variants)), &out, 5, ""); code != 1 {
 		t.Errorf("ungated: code %d", code)
 	}
 }
@@ -50,7 +50,7 @@ BenchmarkTranslate/a_to_b-2 100 9000 ns/op
 BenchmarkTranslate/a_to_b-2 100 1200 ns/op
 BenchmarkBaselineMap/a-2 100 12000 ns/op`
 	var out bytes.Buffer
-	if code := report(strings.NewReader(in), &out, 5, ""); code != 0 {
+	if code := report(medians(strings.NewReader(in)), &out, 5, ""); code != 0 {
 		t.Errorf("a spike in one of three runs must not count: code %d\n%s", code, out.String())
 	}
 	if !strings.Contains(out.String(), "1200 ns") {
@@ -58,5 +58,20 @@ BenchmarkBaselineMap/a-2 100 12000 ns/op`
 	}
 	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
 		t.Errorf("median = %v", m)
+	}
+}
+
+func TestReportRewrites(t *testing.T) {
+	in := `BenchmarkTranslate/a_to_b-2 100 1000 ns/op
+BenchmarkBaselineMap/a-2 100 12000 ns/op
+BenchmarkRewrites/none-2 100 2000 ns/op
+BenchmarkRewrites/five-2 100 2800 ns/op`
+	var out bytes.Buffer
+	ns := medians(strings.NewReader(in))
+	if code := reportRewrites(ns, &out, 1.5); code != 0 || !strings.Contains(out.String(), "1.40x") {
+		t.Errorf("code %d:\n%s", code, out.String())
+	}
+	if code := reportRewrites(ns, &out, 1.3); code != 1 {
+		t.Errorf("1.4x passed a 1.3x gate")
 	}
 }
