@@ -7,7 +7,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
-	"github.com/tidwall/gjson"
 )
 
 // applyMappings runs the mapping set's rules on env between decoding it as
@@ -30,16 +29,20 @@ func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, ct
 	if drop, err := applyActPolicy(m, env, to, ctx); drop || err != nil {
 		return drop, err
 	}
+	p := payload{env: env}
 	for _, r := range m.Rewrites() {
 		if !r.When.Matches(from, to, env.Act, op) {
 			continue
 		}
 		for _, e := range r.Do {
-			if err := applyEdit(env, e); err != nil {
+			if err := p.apply(e); err != nil {
 				ctx.Lose(dialects.Approximated, conceptOf(e.Path.Field), e.Path.String(),
 					fmt.Sprintf("rewrite at %s:%d: %s %s not applied: %v", r.File, r.Line, e.Op, e.Path, err))
 			}
 		}
+	}
+	if p.n > 0 {
+		p.commit()
 	}
 	return false, nil
 }
@@ -109,142 +112,10 @@ func applyActPolicy(m *mappings.Set, env *canonical.Envelope, to string, ctx *di
 	return false, nil
 }
 
-// field returns the envelope's raw field a payload path starts at.
-func field(env *canonical.Envelope, name string, create bool) *canonical.JSON {
-	switch name {
-	case "arguments":
-		return &env.Arguments
-	case "result":
-		return &env.Result
-	case "context":
-		return &env.Context
-	case "metadata":
-		return &env.Metadata
-	case "inputs":
-		return &env.Inputs
-	case "authentication":
-		return &env.Authentication
-	case "extensions":
-		return &env.Extensions
-	case "error.details":
-		if env.Error == nil {
-			if !create {
-				return new(canonical.JSON)
-			}
-			env.Error = &canonical.Error{}
-		}
-		return &env.Error.Details
-	}
-	return new(canonical.JSON)
-}
-
 func conceptOf(fieldName string) canonical.Concept {
 	if fieldName == "error.details" {
 		return canonical.CErrorDetails
 	}
 	c, _ := canonical.ParseConcept(fieldName)
 	return c
-}
-
-// get returns the value at p.
-func get(env *canonical.Envelope, p mappings.PayloadPath) (string, bool) {
-	raw := *field(env, p.Field, false)
-	if raw == "" {
-		return "", false
-	}
-	if p.Sub == "" {
-		return string(raw), true
-	}
-	v := gjson.Get(string(raw), p.Sub)
-	return v.Raw, v.Exists()
-}
-
-// set puts the JSON value raw at p, creating objects along the way.
-func set(env *canonical.Envelope, p mappings.PayloadPath, raw string) error {
-	f := field(env, p.Field, true)
-	if p.Sub == "" {
-		*f = canonical.JSON(raw)
-		return nil
-	}
-	base := string(*f)
-	if base == "" {
-		base = "{}"
-	}
-	out, err := setText(base, p.Sub, raw)
-	if err != nil {
-		return err
-	}
-	*f = canonical.JSON(out)
-	return nil
-}
-
-// remove deletes the value at p.
-func remove(env *canonical.Envelope, p mappings.PayloadPath) error {
-	f := field(env, p.Field, false)
-	if p.Sub == "" || *f == "" {
-		*f = ""
-		return nil
-	}
-	out, err := deleteText(string(*f), p.Sub)
-	if err != nil {
-		return err
-	}
-	*f = canonical.JSON(out)
-	return nil
-}
-
-// parent returns the path of the object holding p's member.
-func parent(p mappings.PayloadPath) mappings.PayloadPath {
-	i := strings.LastIndexByte(p.Sub, '.')
-	if i < 0 {
-		return mappings.PayloadPath{Field: p.Field}
-	}
-	return mappings.PayloadPath{Field: p.Field, Sub: p.Sub[:i]}
-}
-
-// applyEdit makes one edit. A path that is not there leaves the envelope as
-// it is; a value that cannot take the edit is an error.
-func applyEdit(env *canonical.Envelope, e mappings.Edit) error {
-	switch e.Op {
-	case mappings.EditSet:
-		return set(env, e.Path, string(e.Value))
-	case mappings.EditDelete:
-		return remove(env, e.Path)
-	case mappings.EditRename:
-		f := field(env, e.Path.Field, false)
-		if out, ok := renameText(string(*f), e.Path.Sub, parent(e.Path).Sub, e.Key); ok {
-			*f = canonical.JSON(out)
-			return nil
-		}
-		to := parent(e.Path)
-		to.Sub = strings.TrimPrefix(to.Sub+"."+e.Key, ".")
-		return move(env, e.Path, to)
-	case mappings.EditMove:
-		return move(env, e.Path, e.To)
-	case mappings.EditWrap:
-		v, ok := get(env, e.Path)
-		if !ok {
-			return nil
-		}
-		return set(env, e.Path, wrapped(e.Key, v))
-	case mappings.EditUnwrap:
-		v, ok := get(env, e.Path)
-		if !ok {
-			return nil
-		}
-		return set(env, parent(e.Path), v)
-	}
-	return fmt.Errorf("unknown edit %q", e.Op)
-}
-
-// move takes the value at from to to.
-func move(env *canonical.Envelope, from, to mappings.PayloadPath) error {
-	v, ok := get(env, from)
-	if !ok {
-		return nil
-	}
-	if err := remove(env, from); err != nil {
-		return err
-	}
-	return set(env, to, v)
 }
