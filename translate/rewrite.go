@@ -20,12 +20,14 @@ import (
 // it), the edits change the nodes, and each field is written back once.
 
 // node is a JSON value being edited: raw text until an edit goes into it as
-// an object.
+// an object (members is then non-nil).
 type node struct {
 	raw     string
 	members []member
-	open    bool
 }
+
+// opened reports whether n is an object being edited.
+func (n *node) opened() bool { return n.members != nil }
 
 type member struct {
 	key string
@@ -35,11 +37,15 @@ type member struct {
 // object opens n as an object; false when n's text is not one. An absent
 // value opens as an empty object, so edits can build it.
 func (n *node) object() bool {
-	if n.open {
+	if n.opened() {
+		return true
+	}
+	if n.raw == "" { // a new object
+		n.members = make([]member, 0, 2)
 		return true
 	}
 	v := gjson.Parse(n.raw)
-	if n.raw != "" && !v.IsObject() {
+	if !v.IsObject() {
 		return false
 	}
 	n.members = make([]member, 0, 8)
@@ -47,7 +53,6 @@ func (n *node) object() bool {
 		n.members = append(n.members, member{key: dialects.Key(k), val: node{raw: val.Raw}})
 		return true
 	})
-	n.open = true
 	return true
 }
 
@@ -62,7 +67,7 @@ func (n *node) find(key string) int {
 
 // text writes n back as JSON: its raw text when it was never opened.
 func (n *node) text() string {
-	if !n.open {
+	if !n.opened() {
 		return n.raw
 	}
 	return string(n.appendTo(make([]byte, 0, n.size())))
@@ -71,7 +76,7 @@ func (n *node) text() string {
 // size returns the length of n's text (keys that need escaping aside, which
 // only make the buffer grow).
 func (n *node) size() int {
-	if !n.open {
+	if !n.opened() {
 		return len(n.raw)
 	}
 	size := 2 // {}
@@ -82,7 +87,7 @@ func (n *node) size() int {
 }
 
 func (n *node) appendTo(b []byte) []byte {
-	if !n.open {
+	if !n.opened() {
 		return append(b, n.raw...)
 	}
 	b = append(b, '{')
@@ -132,7 +137,7 @@ func (p *payload) replace(field string, v node) {
 func (p *payload) commit() {
 	size := 0
 	for _, f := range p.fields[:p.n] {
-		if f.node.open {
+		if f.node.opened() {
 			size += f.node.size()
 		}
 	}
@@ -140,7 +145,7 @@ func (p *payload) commit() {
 	for i := range p.fields[:p.n] {
 		f := &p.fields[i]
 		text := f.node.raw
-		if f.node.open {
+		if f.node.opened() {
 			start := len(buf)
 			buf = f.node.appendTo(buf)
 			text = unsafe.String(&buf[start], len(buf)-start)
@@ -191,7 +196,7 @@ func (p *payload) walk(path mappings.PayloadPath, create bool) (parent *node, la
 	if isArray(n) {
 		return n, "", last, nil
 	}
-	if !n.object() {
+	if !n.opened() && n.raw != "" && !dialects.IsObject(canonical.JSON(n.raw)) {
 		return nil, "", "", errNotObject{joined(path.Field, sub[:max(done-1, 0)])}
 	}
 	return n, last, "", nil
@@ -205,20 +210,23 @@ func joined(field, sub string) string {
 }
 
 func isArray(n *node) bool {
-	return !n.open && dialects.IsArray(canonical.JSON(n.raw))
+	return !n.opened() && dialects.IsArray(canonical.JSON(n.raw))
 }
 
 // get returns a copy of the value at path.
 func (p *payload) get(path mappings.PayloadPath) (node, bool) {
 	if path.Sub == "" {
 		n := p.root(path.Field)
-		return *n, n.open || n.raw != ""
+		return *n, n.opened() || n.raw != ""
 	}
 	parent, last, rest, err := p.walk(path, false)
 	if err != nil || parent == nil {
 		return node{}, false
 	}
-	if rest != "" {
+	if rest != "" || !parent.opened() {
+		if rest == "" {
+			rest = last
+		}
 		v := gjson.Get(parent.text(), rest)
 		return node{raw: v.Raw}, v.Exists()
 	}
@@ -243,6 +251,7 @@ func (p *payload) set(path mappings.PayloadPath, v node) error {
 		*parent = node{raw: out}
 		return err
 	}
+	parent.object()
 	if j := parent.find(last); j >= 0 {
 		parent.members[j].val = v
 	} else {
@@ -261,15 +270,84 @@ func (p *payload) remove(path mappings.PayloadPath) error {
 	if err != nil || parent == nil {
 		return err
 	}
-	if rest != "" {
-		out, err := sjson.Delete(parent.text(), rest)
-		*parent = node{raw: out}
+	if rest != "" || !parent.opened() {
+		if rest == "" {
+			rest = last
+		}
+		out, err := deleteText(parent.raw, rest)
+		parent.raw = out
 		return err
 	}
 	if j := parent.find(last); j >= 0 {
 		parent.members = append(parent.members[:j], parent.members[j+1:]...)
 	}
 	return nil
+}
+
+// deleteText removes the member or element at path from the JSON text raw:
+// one splice when gjson can place the member, sjson otherwise.
+func deleteText(raw, path string) (string, error) {
+	v := gjson.Get(raw, path)
+	if !v.Exists() {
+		return raw, nil
+	}
+	start, ok := keyStart(raw, v)
+	if !ok {
+		return sjson.Delete(raw, path)
+	}
+	end := v.Index + len(v.Raw)
+	if k := skipSpace(raw, end); k < len(raw) && raw[k] == ',' {
+		end = skipSpace(raw, k+1) // the member and the comma after it
+	} else if k := skipSpaceBack(raw, start-1); k >= 0 && raw[k] == ',' {
+		start = k // the last member: the comma before it
+	}
+	return raw[:start] + raw[end:], nil
+}
+
+// keyStart returns where the name of the object member whose value is v
+// begins in raw; false when v is not placed in raw or is an array element.
+func keyStart(raw string, v gjson.Result) (int, bool) {
+	if v.Index <= 0 || v.Index+len(v.Raw) > len(raw) || raw[v.Index:v.Index+len(v.Raw)] != v.Raw {
+		return 0, false
+	}
+	j := skipSpaceBack(raw, v.Index-1)
+	if j < 0 || raw[j] != ':' {
+		return 0, false
+	}
+	j = skipSpaceBack(raw, j-1)
+	if j < 0 || raw[j] != '"' {
+		return 0, false
+	}
+	for j--; j >= 0; j-- {
+		if raw[j] == '"' && !escaped(raw, j) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// escaped reports whether the character at i follows an odd run of
+// backslashes.
+func escaped(raw string, i int) bool {
+	n := 0
+	for k := i - 1; k >= 0 && raw[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+func skipSpaceBack(raw string, i int) int {
+	for i >= 0 && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i--
+	}
+	return i
+}
+
+func skipSpace(raw string, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // apply makes one edit. A path that is not there changes nothing; a value
@@ -281,9 +359,7 @@ func (p *payload) apply(e mappings.Edit) error {
 	case mappings.EditDelete:
 		return p.remove(e.Path)
 	case mappings.EditRename:
-		to := parentPath(e.Path)
-		to.Sub = strings.TrimPrefix(to.Sub+"."+e.Key, ".")
-		return p.move(e.Path, to)
+		return p.rename(e.Path, e.Key)
 	case mappings.EditMove:
 		return p.move(e.Path, e.To)
 	case mappings.EditWrap:
@@ -291,7 +367,7 @@ func (p *payload) apply(e mappings.Edit) error {
 		if !ok {
 			return nil
 		}
-		return p.set(e.Path, node{open: true, members: []member{{key: e.Key, val: v}}})
+		return p.set(e.Path, node{members: []member{{key: e.Key, val: v}}})
 	case mappings.EditUnwrap:
 		v, ok := p.get(e.Path)
 		if !ok {
@@ -302,35 +378,35 @@ func (p *payload) apply(e mappings.Edit) error {
 	return fmt.Errorf("unknown edit %q", e.Op)
 }
 
-// move takes the value at from to to; a rename in place keeps the member's
-// position.
-func (p *payload) move(from, to mappings.PayloadPath) error {
-	if from.Field == to.Field && from.Sub != "" && to.Sub != "" && parentPath(from) == parentPath(to) {
-		parent, last, rest, err := p.walk(from, false)
-		if err != nil || parent == nil || rest != "" {
-			return p.moveAcross(from, to, err)
-		}
-		j := parent.find(last)
-		if j < 0 {
-			return nil
-		}
-		newKey := to.Sub[strings.LastIndexByte(to.Sub, '.')+1:]
-		if k := parent.find(newKey); k >= 0 && k != j { // the new name was taken: the moved value wins
-			parent.members = append(parent.members[:k], parent.members[k+1:]...)
-			if k < j {
-				j--
-			}
-		}
-		parent.members[j].key = newKey
-		return nil
-	}
-	return p.moveAcross(from, to, nil)
-}
-
-func (p *payload) moveAcross(from, to mappings.PayloadPath, err error) error {
-	if err != nil {
+// rename gives the member at path the name key, in place. When its object
+// already has a member called key, the renamed value replaces it.
+func (p *payload) rename(path mappings.PayloadPath, key string) error {
+	parent, last, rest, err := p.walk(path, false)
+	if err != nil || parent == nil {
 		return err
 	}
+	if rest != "" { // inside an array: take the value out and put it back
+		to := parentPath(path)
+		to.Sub = strings.TrimPrefix(to.Sub+"."+key, ".")
+		return p.move(path, to)
+	}
+	parent.object()
+	j := parent.find(last)
+	if j < 0 {
+		return nil
+	}
+	if k := parent.find(key); k >= 0 && k != j {
+		parent.members = append(parent.members[:k], parent.members[k+1:]...)
+		if k < j {
+			j--
+		}
+	}
+	parent.members[j].key = key
+	return nil
+}
+
+// move takes the value at from to to.
+func (p *payload) move(from, to mappings.PayloadPath) error {
 	v, ok := p.get(from)
 	if !ok {
 		return nil

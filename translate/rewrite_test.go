@@ -121,7 +121,7 @@ func TestEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.commit()
-	if env.Arguments != `{}` || env.Context != `{"s":1}` || env.Result != ` {"kept" :  true}` {
+	if !sameJSON(t, string(env.Arguments), `{}`) || env.Context != `{"s":1}` || env.Result != ` {"kept" :  true}` {
 		t.Errorf("arguments %s context %s result %s", env.Arguments, env.Context, env.Result)
 	}
 }
