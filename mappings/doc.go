@@ -1,19 +1,19 @@
-// Package mappings holds the YAML mapping files that say how each dialect's
-// words line up with the canonical vocabularies, and the loader that reads
-// them. The five defaults are embedded; later files layer over them.
+// Package mappings holds the mapping files: the YAML that says how the
+// dialects' words, agent names, operation names and payloads line up, and
+// that can declare a dialect of its own. The defaults of the five built-in
+// dialects are embedded (defaults/*.yaml: their vocabulary tables); each
+// file a user gives is layered over them, later files winning.
 //
-// A file names one dialect and gives its vocabulary tables:
+// A file's top-level keys, all optional:
 //
-//	dialect: swarm
-//	vocabulary:
-//	  priority:
-//	    words:            # the dialect's word: the canonical value it means
-//	      low: low
-//	      urgent: critical
-//	    nearest:          # canonical values with no word: the word written instead
-//	      batch: low
-//	    fold_case: false  # true: words match whatever their case
+//	dialect: swarm          # the dialect vocabulary and declare speak of
+//	vocabulary: {...}       # its words, by table: act, outcome, error, priority
+//	aliases: {...}          # per dialect: canonical agent id -> the id it uses
+//	operations: [...]       # one operation's name in each dialect
+//	acts: {...}             # per target dialect: what to do with an act it cannot express
+//	rewrites: [...]         # payload edits by path, on some translations
+//	declare: {...}          # a new dialect, defined by this file alone
 //
-// The first word listed for a canonical value is the one encoders write.
-// Table kinds are the canonical vocabularies: act, outcome, error, priority.
+// Loading is strict: every problem is reported with its file and line, and
+// a file with problems changes nothing. docs/mappings.md is the reference.
 package mappings
