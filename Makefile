@@ -8,7 +8,7 @@ BENCHTIME   ?= 500ms
 BENCHCOUNT  ?= 3
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION ?= v0.8.2
-DIALECTS    := elizaacl collab bluelabel fuse swarm
+DIALECTS    := elizaacl collab bluelabel fuse swarm declared
 
 .PHONY: all build run test bench fuzz lint fmt tidy clean
 
