@@ -3,6 +3,7 @@ package translate
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -34,21 +35,18 @@ type member struct {
 	val node
 }
 
-// object opens n as an object; false when n's text is not one. An absent
-// value opens as an empty object, so edits can build it.
-func (n *node) object() bool {
+// object opens n as an object, its member list borrowed through p; false
+// when n's text is not one. An absent value opens as an empty object, so
+// edits can build it.
+func (n *node) object(p *payload) bool {
 	if n.opened() {
 		return true
 	}
-	if n.raw == "" { // a new object
-		n.members = make([]member, 0, 2)
-		return true
-	}
 	v := gjson.Parse(n.raw)
-	if !v.IsObject() {
+	if n.raw != "" && !v.IsObject() {
 		return false
 	}
-	n.members = make([]member, 0, 8)
+	n.members = p.borrow()
 	v.ForEach(func(k, val gjson.Result) bool {
 		n.members = append(n.members, member{key: dialects.Key(k), val: node{raw: val.Raw}})
 		return true
@@ -103,11 +101,29 @@ func (n *node) appendTo(b []byte) []byte {
 	return append(b, '}')
 }
 
+// memberLists keeps member lists between translations: they live only
+// until the fields are written back.
+var memberLists = sync.Pool{New: func() any { l := make([]member, 0, 8); return &l }}
+
 // payload holds the fields one translation's rewrites have opened.
 type payload struct {
 	env    *canonical.Envelope
 	fields [8]fieldNode // one for each of mappings.PayloadFields at most
 	n      int
+	lists  [8]*[]member // borrowed from memberLists, given back by commit
+	nl     int
+}
+
+// borrow returns an empty member list to open an object with: a pooled one
+// for the first objects a translation opens, a new one past that.
+func (p *payload) borrow() []member {
+	if p.nl == len(p.lists) {
+		return make([]member, 0, 8)
+	}
+	l := memberLists.Get().(*[]member)
+	p.lists[p.nl] = l
+	p.nl++
+	return (*l)[:0]
 }
 
 type fieldNode struct {
@@ -152,6 +168,11 @@ func (p *payload) commit() {
 		}
 		*fieldOf(p.env, f.name, text != "") = canonical.JSON(text)
 	}
+	for _, l := range p.lists[:p.nl] {
+		clear((*l)[:cap(*l)]) // let go of the strings
+		memberLists.Put(l)
+	}
+	p.nl = 0
 }
 
 // errNotObject says an edit went into a value that is not an object.
@@ -174,7 +195,7 @@ func (p *payload) walk(path mappings.PayloadPath, create bool) (parent *node, la
 		if isArray(n) {
 			return n, "", sub[done:], nil
 		}
-		if !n.object() {
+		if !n.object(p) {
 			return nil, "", "", errNotObject{joined(path.Field, sub[:max(done-1, 0)])}
 		}
 		j := n.find(seg)
@@ -251,7 +272,7 @@ func (p *payload) set(path mappings.PayloadPath, v node) error {
 		*parent = node{raw: out}
 		return err
 	}
-	parent.object()
+	parent.object(p)
 	if j := parent.find(last); j >= 0 {
 		parent.members[j].val = v
 	} else {
@@ -390,7 +411,7 @@ func (p *payload) rename(path mappings.PayloadPath, key string) error {
 		to.Sub = strings.TrimPrefix(to.Sub+"."+key, ".")
 		return p.move(path, to)
 	}
-	parent.object()
+	parent.object(p)
 	j := parent.find(last)
 	if j < 0 {
 		return nil
