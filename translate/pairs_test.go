@@ -1,7 +1,6 @@
 package translate_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -119,7 +118,7 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 		t.Fatalf("output does not decode: %v\n%s", err, out)
 	}
 	kept := holds(to, env.Act) & holds(to, back.Act)
-	compare(t, "->"+to, env, back, kept, touched)
+	dialecttest.CompareConcepts(t, "->"+to, env, back, kept, touched)
 
 	// And survives the way home.
 	if src.Name() == to {
@@ -139,76 +138,7 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 	if err != nil {
 		t.Fatalf("back to %s does not decode: %v", s.dialect, err)
 	}
-	compare(t, "->"+to+"->"+s.dialect, env, homeEnv, kept&holds(s.dialect, back.Act)&holds(s.dialect, homeEnv.Act), touched)
-}
-
-// compare checks that b has a's value for every concept in set that a holds
-// and no encoder reported touching.
-func compare(t *testing.T, trip string, a, b *c.Envelope, set c.ConceptSet, touched map[c.Concept]bool) {
-	t.Helper()
-	for _, cc := range set.List() {
-		if cc == c.CExtra || !a.Has(cc) || touched[cc] {
-			continue
-		}
-		if va, vb := value(a, cc), value(b, cc); va != vb {
-			t.Errorf("%s: %s changed: %s -> %s", trip, cc, va, vb)
-		}
-	}
-}
-
-// value renders a concept's value for comparison: raw JSON compacted,
-// times as instants, error codes canonically.
-func value(e *c.Envelope, cc c.Concept) string {
-	raw := func(j c.JSON) string {
-		var b bytes.Buffer
-		if json.Compact(&b, []byte(j)) != nil {
-			return string(j)
-		}
-		return b.String()
-	}
-	switch cc {
-	case c.CTime, c.CDeadline:
-		ts := e.Time
-		if cc == c.CDeadline {
-			ts = e.Deadline
-		}
-		if tm, ok := ts.Parse(); ok {
-			return tm.UTC().Format("2006-01-02T15:04:05.999999999")
-		}
-		return string(ts)
-	case c.CArguments:
-		return raw(e.Arguments)
-	case c.CResult:
-		return raw(e.Result)
-	case c.CContext:
-		return raw(e.Context)
-	case c.CMetadata:
-		return raw(e.Metadata)
-	case c.CAuthentication:
-		return raw(e.Authentication)
-	case c.CExtensions:
-		return raw(e.Extensions)
-	case c.CInputs:
-		return raw(e.Inputs)
-	case c.CErrorDetails:
-		return raw(e.Error.Details)
-	case c.CErrorSuggestions:
-		return raw(e.Error.SuggestedActions)
-	case c.CErrorCode:
-		if e.Error.Code == "" {
-			return "word " + e.Origin.Words.Get(c.KindError)
-		}
-		return string(e.Error.Code)
-	case c.CTTL:
-		return e.TTL.D.String()
-	case c.CCapabilities:
-		var names []string
-		for _, tl := range e.Capabilities.Tools {
-			names = append(names, tl.Name)
-		}
-		return strings.Join(names, ",")
-	}
-	return e.Describe(cc)
+	dialecttest.CompareConcepts(t, "->"+to+"->"+s.dialect, env, homeEnv, kept&holds(s.dialect, back.Act)&holds(s.dialect, homeEnv.Act), touched)
 }
 
 func equalSets(a, b map[string]bool) bool {

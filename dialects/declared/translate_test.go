@@ -1,8 +1,6 @@
 package declared_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -63,7 +61,7 @@ func TestTranslateFromHook(t *testing.T) {
 				}
 				back := dialecttest.MustDecode(t, dst, out)
 				kept := hook.Holds(env.Act) & dst.Holds(env.Act) & dst.Holds(back.Act)
-				compare(t, "hook->"+to, env, back, kept, touched(ctx))
+				dialecttest.CompareConcepts(t, "hook->"+to, env, back, kept, touched(ctx))
 
 				home := dialecttest.EncodeContext()
 				msg, ok := encode(t, hook, back, home)
@@ -74,7 +72,7 @@ func TestTranslateFromHook(t *testing.T) {
 					t.Fatalf("back in hook, output does not validate: %v\n%s", p, msg)
 				}
 				again := dialecttest.MustDecode(t, hook, msg)
-				compare(t, "hook->"+to+"->hook", env, again, kept&hook.Holds(back.Act), touched(ctx, home))
+				dialecttest.CompareConcepts(t, "hook->"+to+"->hook", env, again, kept&hook.Holds(back.Act), touched(ctx, home))
 			})
 		}
 	}
@@ -103,7 +101,7 @@ func TestTranslateToHook(t *testing.T) {
 			}
 			back := dialecttest.MustDecode(t, hook, out)
 			kept := hook.Holds(env.Act) & src.Holds(env.Act)
-			compare(t, s.dialect+"->hook", env, back, kept, touched(ctx))
+			dialecttest.CompareConcepts(t, s.dialect+"->hook", env, back, kept, touched(ctx))
 
 			home := dialecttest.EncodeContext()
 			msg, ok := encode(t, src, back, home)
@@ -114,7 +112,7 @@ func TestTranslateToHook(t *testing.T) {
 				t.Fatalf("back in %s, output does not validate: %v\n%s", s.dialect, p, msg)
 			}
 			again := dialecttest.MustDecode(t, src, msg)
-			compare(t, s.dialect+"->hook->"+s.dialect, env, again, kept&src.Holds(back.Act)&src.Holds(again.Act), touched(ctx, home))
+			dialecttest.CompareConcepts(t, s.dialect+"->hook->"+s.dialect, env, again, kept&src.Holds(back.Act)&src.Holds(again.Act), touched(ctx, home))
 		})
 	}
 }
@@ -144,59 +142,4 @@ func touched(ctxs ...*dialects.EncodeContext) map[canonical.Concept]bool {
 		}
 	}
 	return out
-}
-
-// compare checks that b has a's value for every concept of set that a holds
-// and no encoder touched.
-func compare(t *testing.T, trip string, a, b *canonical.Envelope, set canonical.ConceptSet, touched map[canonical.Concept]bool) {
-	t.Helper()
-	for _, c := range set.List() {
-		if c == canonical.CExtra || !a.Has(c) || touched[c] {
-			continue
-		}
-		if va, vb := value(a, c), value(b, c); va != vb {
-			t.Errorf("%s: %s changed: %s -> %s", trip, c, va, vb)
-		}
-	}
-}
-
-// value renders a concept's value for comparison: raw JSON compacted, times
-// as instants, error codes canonically (or as the word without meaning).
-func value(e *canonical.Envelope, c canonical.Concept) string {
-	compact := func(j canonical.JSON) string {
-		var b bytes.Buffer
-		if json.Compact(&b, []byte(j)) != nil {
-			return string(j)
-		}
-		return b.String()
-	}
-	switch c {
-	case canonical.CTime, canonical.CDeadline:
-		ts := e.Time
-		if c == canonical.CDeadline {
-			ts = e.Deadline
-		}
-		if tm, ok := ts.Parse(); ok {
-			return tm.UTC().Format("2006-01-02T15:04:05.999999999")
-		}
-		return string(ts)
-	case canonical.CArguments:
-		return compact(e.Arguments)
-	case canonical.CResult:
-		return compact(e.Result)
-	case canonical.CContext:
-		return compact(e.Context)
-	case canonical.CMetadata:
-		return compact(e.Metadata)
-	case canonical.CErrorDetails:
-		return compact(e.Error.Details)
-	case canonical.CErrorCode:
-		if e.Error.Code == "" {
-			return "word " + e.Origin.Words.Get(canonical.KindError)
-		}
-		return string(e.Error.Code)
-	case canonical.CTTL:
-		return e.TTL.D.String()
-	}
-	return e.Describe(c)
 }

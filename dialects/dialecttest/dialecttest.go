@@ -492,3 +492,72 @@ func Fuzz(f *testing.F, c dialects.Codec) {
 		}
 	})
 }
+
+// CompareConcepts checks that b has a's value for every concept in set that a holds
+// and no encoder reported touching.
+func CompareConcepts(t *testing.T, trip string, a, b *canonical.Envelope, set canonical.ConceptSet, touched map[canonical.Concept]bool) {
+	t.Helper()
+	for _, cc := range set.List() {
+		if cc == canonical.CExtra || !a.Has(cc) || touched[cc] {
+			continue
+		}
+		if va, vb := ConceptValue(a, cc), ConceptValue(b, cc); va != vb {
+			t.Errorf("%s: %s changed: %s -> %s", trip, cc, va, vb)
+		}
+	}
+}
+
+// ConceptValue renders a concept's value for comparison: raw JSON compacted,
+// times as instants, error codes canonically.
+func ConceptValue(e *canonical.Envelope, cc canonical.Concept) string {
+	raw := func(j canonical.JSON) string {
+		var b bytes.Buffer
+		if json.Compact(&b, []byte(j)) != nil {
+			return string(j)
+		}
+		return b.String()
+	}
+	switch cc {
+	case canonical.CTime, canonical.CDeadline:
+		ts := e.Time
+		if cc == canonical.CDeadline {
+			ts = e.Deadline
+		}
+		if tm, ok := ts.Parse(); ok {
+			return tm.UTC().Format("2006-01-02T15:04:05.999999999")
+		}
+		return string(ts)
+	case canonical.CArguments:
+		return raw(e.Arguments)
+	case canonical.CResult:
+		return raw(e.Result)
+	case canonical.CContext:
+		return raw(e.Context)
+	case canonical.CMetadata:
+		return raw(e.Metadata)
+	case canonical.CAuthentication:
+		return raw(e.Authentication)
+	case canonical.CExtensions:
+		return raw(e.Extensions)
+	case canonical.CInputs:
+		return raw(e.Inputs)
+	case canonical.CErrorDetails:
+		return raw(e.Error.Details)
+	case canonical.CErrorSuggestions:
+		return raw(e.Error.SuggestedActions)
+	case canonical.CErrorCode:
+		if e.Error.Code == "" {
+			return "word " + e.Origin.Words.Get(canonical.KindError)
+		}
+		return string(e.Error.Code)
+	case canonical.CTTL:
+		return e.TTL.D.String()
+	case canonical.CCapabilities:
+		var names []string
+		for _, tl := range e.Capabilities.Tools {
+			names = append(names, tl.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	return e.Describe(cc)
+}
