@@ -3,6 +3,7 @@ package dialects
 import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/tidwall/gjson"
 )
 
 // Word returns the word target writes for a canonical value of t's kind:
@@ -52,4 +53,21 @@ func ErrorWord(env *canonical.Envelope, e *canonical.Error, t *mappings.Table, w
 		e.Code = canonical.ErrorCode(code)
 	}
 	env.Origin.SetWord(canonical.KindError, word)
+}
+
+// ReadErrorWord reads the error-code member k (value v) of the object at
+// parent: a string, recorded by ErrorWord; an empty one carries no word and
+// is kept in env.Extra as written.
+func (r Reader) ReadErrorWord(env *canonical.Envelope, e *canonical.Error, t *mappings.Table, parent string, k, v gjson.Result) error {
+	key := Key(k)
+	w, err := r.String(Join(parent, key), v, false)
+	switch {
+	case err != nil:
+		return err
+	case w == "":
+		Keep(env, r.Dialect, parent, key, v.Raw)
+	default:
+		ErrorWord(env, e, t, w)
+	}
+	return nil
 }

@@ -202,14 +202,7 @@ func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson
 	v.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "code":
-			var word string
-			if word, err = c.Read.String("body.error.code", v, false); err == nil {
-				if word == "" { // no word at all: kept as written
-					dialects.Keep(env, Name, "body.error", dialects.Key(k), v.Raw)
-					break
-				}
-				dialects.ErrorWord(env, e, c.Errors, word)
-			}
+			err = c.Read.ReadErrorWord(env, e, c.Errors, "body.error", k, v)
 		case "message":
 			e.Message, err = c.Read.String("body.error.message", v, false)
 		case "retryable":

@@ -432,14 +432,7 @@ func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
 	v.ForEach(func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "code":
-			var w string
-			if w, err = c.Read.String("content.error.code", m, false); err == nil {
-				if w == "" { // no word at all: kept as written
-					dialects.Keep(env, Name, "content.error", dialects.Text(k), m.Raw)
-					break
-				}
-				dialects.ErrorWord(env, e, c.Errors, w)
-			}
+			err = c.Read.ReadErrorWord(env, e, c.Errors, "content.error", k, m)
 		case "message":
 			e.Message, err = c.text(env, "content.error", dialects.Text(k), m)
 		case "details":

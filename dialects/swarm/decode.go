@@ -196,14 +196,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 		payload.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "error_code":
-				var w string
-				if w, err = c.Read.String("payload.error_code", v, false); err == nil {
-					if w == "" { // no word at all: kept as written
-						dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
-						break
-					}
-					dialects.ErrorWord(env, e, c.Errors, w)
-				}
+				err = c.Read.ReadErrorWord(env, e, c.Errors, "payload", k, v)
 			case "error_message":
 				text(k, v, absErrorMessage, &e.Message)
 			case "details":
