@@ -98,25 +98,41 @@ func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Opt
 	if err != nil {
 		return Result{}, err
 	}
+	return t.encode(dst, src.Name(), dstCodec, env, opts)
+}
+
+// Encode writes env, decoded from the dialect from, as a message of the
+// dialect to, applying the mapping stage first. It modifies env: callers
+// that encode one envelope for several targets pass each a copy.
+func (t *Translator) Encode(dst []byte, from, to string, env *canonical.Envelope, opts Options) (Result, error) {
+	dstCodec, err := t.Codec(to)
+	if err != nil {
+		return Result{}, err
+	}
+	return t.encode(dst, from, dstCodec, env, opts)
+}
+
+func (t *Translator) encode(dst []byte, from string, dstCodec dialects.Codec, env *canonical.Envelope, opts Options) (Result, error) {
+	to := dstCodec.Name()
 	ctx := opts.Context
 	if ctx == nil {
 		ctx = &dialects.EncodeContext{}
 	}
 	ctx.Losses = ctx.Losses[:0]
 	if t.Mappings != nil {
-		drop, err := applyMappings(t.Mappings, env, src.Name(), to, ctx)
+		drop, err := applyMappings(t.Mappings, env, from, to, ctx)
 		if err != nil {
 			return Result{}, err
 		}
 		if drop {
-			return Result{From: src.Name(), To: to, Envelope: env, Losses: ctx.Losses, Dropped: true}, nil
+			return Result{From: from, To: to, Envelope: env, Losses: ctx.Losses, Dropped: true}, nil
 		}
 	}
 	out, err := dstCodec.Encode(dst, env, ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{From: src.Name(), To: to, Envelope: env, Output: out, Losses: ctx.Losses}
+	res := Result{From: from, To: to, Envelope: env, Output: out, Losses: ctx.Losses}
 	if t.Mappings != nil {
 		suggestAliases(res.Losses, to)
 	}
