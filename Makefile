@@ -12,16 +12,25 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION ?= v0.8.2
 DIALECTS    := elizaacl collab bluelabel fuse swarm declared
 
-.PHONY: all build run test bench fuzz lint fmt tidy clean
+.PHONY: all build run demo tour test bench bench-hop fuzz lint fmt tidy clean
 
 all: lint test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mcp-bridge
 
-# Until the server lands, the main job translates the Eddy -> Jules task
-# request of specs/elizaacl.md into every other dialect.
+# The main job: the bridge on its embedded default config (loopback, one
+# port; it prints its endpoints). Ctrl-C stops it.
 run: build
+	$(BIN) serve
+
+# A bridge and one reference agent per dialect, talking.
+demo: build
+	$(BIN) demo
+
+# The translator alone: the Eddy -> Jules task request of specs/elizaacl.md
+# in every other dialect.
+tour: build
 	@for d in collab bluelabel fuse swarm; do \
 		echo "== elizaacl -> $$d"; \
 		$(BIN) translate --from auto --to $$d examples/eddy-task-request.json || exit $$?; \
@@ -38,6 +47,11 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count $(BENCHCOUNT) ./translate | tee bench.out
 	$(GO) run ./internal/benchratio -min 5 -gate nested -max-rewrite 1.5 < bench.out
+
+# Request/response and one-way throughput through the bridge over
+# WebSocket, beside a bare forwarding hop measured in the same run.
+bench-hop:
+	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
 
 # A short fuzz run of every decoder (FUZZTIME executions each), seeded from
 # the samples.
@@ -64,4 +78,4 @@ tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin bench.out
+	rm -rf bin bench.out bench-hop.out

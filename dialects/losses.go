@@ -80,3 +80,7 @@ func firstByte(raw canonical.JSON) byte {
 	}
 	return 0
 }
+
+// Unknown is the stand-in encoders write for a required id the envelope
+// lacks (upper-cased where ids must be); readers treat it as absent.
+const Unknown = "unknown"

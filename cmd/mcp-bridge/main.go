@@ -29,6 +29,9 @@ func commands() map[string]command {
 		"dialects":  {"list the dialects and what each can carry", runDialects},
 		"mappings":  {"check mapping files, or show the effective mapping", runMappings},
 		"version":   {"print the version", runVersion},
+		"serve":     {"run the bridge: agents of every dialect connect and talk through it", runServe},
+		"agent":     {"run a reference agent of any dialect", runAgent},
+		"demo":      {"run a bridge and one agent per dialect, and show them talking", runDemo},
 	}
 }
 

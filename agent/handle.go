@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Handle takes one received frame and returns the frames to send in reply,
+// in the agent's dialect. It runs the work a request asks for before it
+// returns (a sleep blocks it). A reply to one of the agent's calls goes to
+// that call. Frames that ask nothing of the agent (events, replies,
+// frames that do not decode) get no reply.
+func (a *Agent) Handle(frame []byte) [][]byte {
+	env := a.receive(frame)
+	if env == nil {
+		return nil
+	}
+	if work := a.take(env); work != nil {
+		return work(context.Background())
+	}
+	return nil
+}
+
+// receive tells the observer of frame and decodes it; nil when it does not
+// decode. The decoder takes ownership of frame.
+func (a *Agent) receive(frame []byte) *canonical.Envelope {
+	a.observe(Received, frame)
+	env, err := a.codec.Decode(frame)
+	if err != nil {
+		a.log.Warn("agent: a received frame does not decode", "error", err.Error())
+		return nil
+	}
+	return env
+}
+
+// work is what answering an envelope takes: it returns the frames to send.
+type work func(ctx context.Context) [][]byte
+
+// take acts on a received envelope. What asks something of the agent is
+// returned as work, for the caller to run where it wants; anything else is
+// settled on the spot (nil work).
+func (a *Agent) take(env *canonical.Envelope) work {
+	switch env.Act {
+	case canonical.ActRequest:
+		return func(ctx context.Context) [][]byte { return a.frames(a.perform(ctx, env)) }
+	case canonical.ActQueryCapabilities:
+		return func(context.Context) [][]byte {
+			r := a.replyTo(env, canonical.ActInformCapabilities)
+			r.Outcome = canonical.OutcomeSuccess
+			r.Capabilities = a.Capabilities()
+			return a.frames(r)
+		}
+	case canonical.ActQueryIf, canonical.ActQueryRef:
+		return func(context.Context) [][]byte {
+			r := a.replyTo(env, canonical.ActRefuse)
+			r.Error = &canonical.Error{Code: canonical.ErrRejected, Message: fmt.Sprintf("%s answers requests for its tools (%s), not %s", a.id, a.toolList(), env.Act)}
+			return a.frames(r)
+		}
+	}
+	a.settle(env)
+	return nil
+}
+
+// perform runs the tool a request asks for and returns the reply.
+func (a *Agent) perform(ctx context.Context, req *canonical.Envelope) *canonical.Envelope {
+	t := find(a.tools, req.Operation)
+	if t == nil {
+		r := a.replyTo(req, canonical.ActFailure)
+		what := fmt.Sprintf("unknown operation %q", opName(req.Operation))
+		if req.Operation == (canonical.Operation{}) {
+			what = "the request names no operation"
+		}
+		r.Error = &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("%s: %s offers %s", what, a.id, a.toolList())}
+		return r
+	}
+	ans := t.run(ctx, req.Arguments)
+	if ans.err != nil {
+		r := a.replyTo(req, canonical.ActFailure)
+		r.Error = ans.err
+		return r
+	}
+	r := a.replyTo(req, canonical.ActResult)
+	r.Outcome = canonical.OutcomeSuccess
+	r.Result = ans.result
+	r.Description = ans.summary
+	return r
+}
+
+// replyTo returns a reply of act from this agent to req, correlated the
+// ways req's dialect may need.
+func (a *Agent) replyTo(req *canonical.Envelope, act canonical.Act) *canonical.Envelope {
+	r := &canonical.Envelope{
+		Act:            act,
+		Sender:         canonical.Party{ID: a.id},
+		InReplyTo:      req.ReplyWith,
+		TaskID:         req.TaskID,
+		CorrelationID:  req.CorrelationID,
+		ConversationID: req.ConversationID,
+		SessionID:      req.SessionID,
+		Trace:          canonical.Trace{TraceID: req.Trace.TraceID},
+	}
+	if r.InReplyTo == "" {
+		r.InReplyTo = req.ID
+	}
+	if req.Sender.ID != "" {
+		r.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: req.Sender.ID}
+	}
+	return r
+}
+
+// frames encodes env as the frames to send: none when the dialect cannot
+// write it (logged).
+func (a *Agent) frames(env *canonical.Envelope) [][]byte {
+	frame, err := a.encode(env)
+	if err != nil {
+		a.log.Warn("agent: cannot write a reply", "act", string(env.Act), "error", err.Error())
+		return nil
+	}
+	return [][]byte{frame}
+}
+
+// toolList names the agent's tools for messages.
+func (a *Agent) toolList() string {
+	if len(a.tools) == 0 {
+		return "no tools"
+	}
+	names := make([]string, len(a.tools))
+	for i, t := range a.tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// maxFrame is the largest frame the agent reads from a WebSocket.
+const maxFrame = 8 << 20
+
+// Connect dials the bridge's WebSocket endpoint for the agent's dialect,
+// bridgeURL + "/ws/" + dialect + "?agent=" + id (bridgeURL like
+// "ws://127.0.0.1:7300"), with token as a bearer token when it is set. It
+// sends the introduction and subscriptions, then serves the connection
+// until ctx ends (it then closes the connection and returns nil) or the
+// connection closes (an error).
+func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
+	u := a.dialURL(bridgeURL)
+	opts := &websocket.DialOptions{}
+	if token != "" {
+		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	conn, _, err := websocket.Dial(ctx, u, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // ctx ended while dialing
+		}
+		return fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(maxFrame)
+	s, err := a.open(ctx, wsWriter{conn})
+	if err != nil {
+		return err
+	}
+	// Reads run until the connection closes: when ctx ends, the connection
+	// is closed properly, which ends the read.
+	closing := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(closing)
+		conn.Close(websocket.StatusNormalClosure, "the agent is stopping")
+	})
+	defer stop()
+	if err := s.greet(); err != nil {
+		return a.hangUp(ctx, s, closing, err)
+	}
+	for {
+		_, frame, err := conn.Read(context.Background())
+		if err != nil {
+			return a.hangUp(ctx, s, closing, fmt.Errorf("agent %s: connection to %s: %w", a.id, u, err))
+		}
+		s.deliver(frame)
+	}
+}
+
+// hangUp ends a WebSocket session that stopped on err: nil when ctx ended,
+// once the closing handshake is over.
+func (a *Agent) hangUp(ctx context.Context, s *session, closing <-chan struct{}, err error) error {
+	s.close(ctx, false)
+	if ctx.Err() != nil {
+		<-closing
+		return nil
+	}
+	return err
+}
+
+// dialURL is the address of the bridge's endpoint for this agent.
+func (a *Agent) dialURL(bridgeURL string) string {
+	return strings.TrimRight(bridgeURL, "/") + "/ws/" + url.PathEscape(a.codec.Name()) + "?agent=" + url.QueryEscape(a.id)
+}
+
+// writeTimeout bounds one WebSocket write: a bridge that reads nothing
+// for that long loses the connection.
+const writeTimeout = 30 * time.Second
+
+// wsWriter writes frames as WebSocket text messages.
+type wsWriter struct{ conn *websocket.Conn }
+
+// write writes one frame. Its context is its own: the library closes the
+// connection when a write's context ends, even just after the write, so a
+// context that ends with the session would cut the closing handshake.
+func (w wsWriter) write(frame []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return w.conn.Write(ctx, websocket.MessageText, frame)
+}

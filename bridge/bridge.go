@@ -1,0 +1,111 @@
+package bridge
+
+import (
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/mcp-bridge/mcp-bridge/translate"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configure a Bridge. Zero values take the defaults.
+type Options struct {
+	// Registry holds the dialects; Mappings the rules between them.
+	Registry *dialects.Registry
+	Mappings *mappings.Set
+	// ID is the sender of the bridge's own messages (default "mcp-bridge").
+	ID string
+	// MaxFrame is the largest message accepted, in bytes (default 1 MiB).
+	MaxFrame int
+	// RequestTimeout is how long a request waits for its reply when the
+	// message sets no ttl or timeout of its own (default 30 s).
+	RequestTimeout time.Duration
+	// WriteTimeout bounds one delivery to a link (default 5 s).
+	WriteTimeout time.Duration
+	// Logger receives one line per message received and sent (default:
+	// slog.Default()).
+	Logger *slog.Logger
+	// Metrics registers the bridge's metrics; nil registers none.
+	Metrics prometheus.Registerer
+}
+
+// The defaults of Options.
+const (
+	DefaultID             = "mcp-bridge"
+	DefaultMaxFrame       = 1 << 20
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultWriteTimeout   = 5 * time.Second
+)
+
+// Bridge routes messages between the agents attached to it.
+type Bridge struct {
+	id           string
+	reg          *dialects.Registry
+	maps         *mappings.Set
+	tr           *translate.Translator
+	maxFrame     int
+	timeout      time.Duration
+	writeTimeout time.Duration
+	log          *slog.Logger
+	metrics      *metrics
+	redactor     redactor
+
+	mu      sync.RWMutex
+	agents  map[string]*agent // by canonical id
+	pending *pendingTable
+	rr      atomic.Uint64 // round robin over agents serving an operation
+}
+
+// New returns a bridge for opts.
+func New(opts Options) (*Bridge, error) {
+	if opts.Registry == nil || opts.Mappings == nil {
+		return nil, errors.New("bridge: Options need a Registry and Mappings")
+	}
+	b := &Bridge{
+		id:           opts.ID,
+		reg:          opts.Registry,
+		maps:         opts.Mappings,
+		tr:           &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings},
+		maxFrame:     opts.MaxFrame,
+		timeout:      opts.RequestTimeout,
+		writeTimeout: opts.WriteTimeout,
+		log:          opts.Logger,
+		agents:       map[string]*agent{},
+		pending:      newPendingTable(),
+	}
+	if b.id == "" {
+		b.id = DefaultID
+	}
+	if b.maxFrame <= 0 {
+		b.maxFrame = DefaultMaxFrame
+	}
+	if b.timeout <= 0 {
+		b.timeout = DefaultRequestTimeout
+	}
+	if b.writeTimeout <= 0 {
+		b.writeTimeout = DefaultWriteTimeout
+	}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	m, err := newMetrics(opts.Metrics, func() float64 { return float64(b.pending.count()) })
+	if err != nil {
+		return nil, err
+	}
+	b.metrics = m
+	return b, nil
+}
+
+// ID returns the id the bridge sends its own messages as.
+func (b *Bridge) ID() string { return b.id }
+
+// MaxFrame returns the largest message the bridge accepts, in bytes.
+func (b *Bridge) MaxFrame() int { return b.maxFrame }
+
+// Registry returns the dialects the bridge speaks.
+func (b *Bridge) Registry() *dialects.Registry { return b.reg }

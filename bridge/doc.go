@@ -1,0 +1,8 @@
+// Package bridge is the run-time core of mcp-bridge: it keeps the registry
+// of agents, receives their messages from the transports, routes each one to
+// its receivers in their own dialects, correlates replies back to the
+// requester, and answers bad input in the sender's dialect.
+//
+// A transport attaches each connection as a Link and hands every frame it
+// reads to the resulting Session; the bridge never imports a transport.
+package bridge

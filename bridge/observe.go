@@ -1,0 +1,89 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/translate"
+)
+
+// received logs a message read from s and counts it.
+func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
+	dialect := s.Dialect()
+	if env.Act == canonical.ActNeedsInput {
+		b.redactor.learn(env)
+	}
+	b.metrics.received.WithLabelValues(dialect, string(env.Act)).Inc()
+	if !b.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("dialect", dialect),
+		slog.String("transport", s.link.Transport()),
+		slog.String("sender", env.Sender.ID),
+		slog.String("act", string(env.Act)),
+		slog.Int("bytes", len(frame)),
+	}
+	attrs = b.appendMessage(appendIDs(attrs, env), frame)
+	b.log.LogAttrs(context.Background(), slog.LevelInfo, "received", attrs...)
+}
+
+// sent logs a message delivered to the session to and counts it.
+func (b *Bridge) sent(from string, env *canonical.Envelope, to *Session, dialect string, a *agent, frame []byte) {
+	dest := "anonymous"
+	if a != nil {
+		dest = a.id
+	}
+	source := env.Sender.ID
+	if from != "" {
+		source = b.canonicalID(from, source)
+	}
+	b.metrics.messages.WithLabelValues(source, dest, string(env.Act)).Inc()
+	if !b.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("dialect", dialect),
+		slog.String("transport", to.link.Transport()),
+		slog.String("sender", source),
+		slog.String("receiver", dest),
+		slog.String("act", string(env.Act)),
+		slog.Int("bytes", len(frame)),
+	}
+	attrs = b.appendMessage(appendIDs(attrs, env), frame)
+	b.log.LogAttrs(context.Background(), slog.LevelInfo, "sent", attrs...)
+}
+
+// appendIDs adds the message's ids that are set.
+func appendIDs(attrs []slog.Attr, env *canonical.Envelope) []slog.Attr {
+	for _, f := range [...]struct{ k, v string }{
+		{"id", env.ID}, {"in_reply_to", env.InReplyTo}, {"correlation_id", env.CorrelationID},
+		{"task_id", env.TaskID}, {"trace_id", env.Trace.TraceID}, {"operation", opName("", env.Operation)},
+	} {
+		if f.v != "" {
+			attrs = append(attrs, slog.String(f.k, f.v))
+		}
+	}
+	return attrs
+}
+
+// appendMessage adds the message itself, redacted, at debug level.
+func (b *Bridge) appendMessage(attrs []slog.Attr, frame []byte) []slog.Attr {
+	if !b.log.Enabled(context.Background(), slog.LevelDebug) {
+		return attrs
+	}
+	return append(attrs, slog.String("message", string(b.redactor.redact(frame))))
+}
+
+// lost logs, at debug level, what the receiver's dialect could not hold.
+func (b *Bridge) lost(env *canonical.Envelope, to string, res translate.Result) {
+	if len(res.Losses) == 0 || !b.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	for _, l := range res.Losses {
+		// The loss's own text quotes values, which may be secret: only
+		// its kind and field are logged.
+		b.log.Debug("translation loss", "to", to, "act", env.Act, "kind", l.Kind.String(), "concept", l.Concept.String(), "field", l.Path)
+	}
+}

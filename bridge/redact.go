@@ -1,0 +1,103 @@
+package bridge
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/tidwall/gjson"
+)
+
+// redacted replaces a sensitive value in logs.
+const redacted = "[REDACTED]"
+
+// secretKeys are member names whose values never reach a log: credentials
+// (fuse's authentication.token) and the like.
+var secretKeys = map[string]bool{
+	"token": true, "access_token": true, "refresh_token": true, "password": true, "secret": true,
+	"api_key": true, "apikey": true, "authorization": true, "credentials": true, "private_key": true,
+}
+
+// redactor removes sensitive values from messages before they are logged:
+// the secretKeys, and the inputs agents asked for as sensitive (bluelabel
+// needs_input requested_inputs with "sensitive": true), by their id.
+type redactor struct {
+	mu        sync.RWMutex
+	sensitive map[string]bool
+}
+
+// learn records the sensitive inputs a needs-input message asks for.
+func (r *redactor) learn(env *canonical.Envelope) {
+	if env.Inputs == "" {
+		return
+	}
+	gjson.Parse(string(env.Inputs)).ForEach(func(_, in gjson.Result) bool {
+		if in.Get("sensitive").Bool() {
+			if id := in.Get("id").String(); id != "" {
+				r.mu.Lock()
+				if r.sensitive == nil {
+					r.sensitive = map[string]bool{}
+				}
+				r.sensitive[id] = true
+				r.mu.Unlock()
+			}
+		}
+		return true
+	})
+}
+
+func (r *redactor) secret(key string) bool {
+	if secretKeys[strings.ToLower(key)] {
+		return true
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.sensitive[key]
+}
+
+// redact returns msg with the value of every sensitive member, at any
+// depth, replaced by "[REDACTED]".
+func (r *redactor) redact(msg []byte) []byte {
+	v := gjson.ParseBytes(msg)
+	if !v.IsObject() && !v.IsArray() {
+		return msg
+	}
+	return r.value(make([]byte, 0, len(msg)), v)
+}
+
+func (r *redactor) value(dst []byte, v gjson.Result) []byte {
+	switch {
+	case v.IsObject():
+		dst = append(dst, '{')
+		first := true
+		v.ForEach(func(k, m gjson.Result) bool {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, k.Raw...)
+			dst = append(dst, ':')
+			if r.secret(k.String()) && m.Type != gjson.Null {
+				dst = jsonw.AppendString(dst, redacted)
+			} else {
+				dst = r.value(dst, m)
+			}
+			return true
+		})
+		return append(dst, '}')
+	case v.IsArray():
+		dst = append(dst, '[')
+		first := true
+		v.ForEach(func(_, m gjson.Result) bool {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = r.value(dst, m)
+			return true
+		})
+		return append(dst, ']')
+	}
+	return append(dst, v.Raw...)
+}

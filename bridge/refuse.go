@@ -1,0 +1,88 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+)
+
+// actFor returns the act an error of code is sent as: a message the
+// receiver could not read is not understood, one it may not send is
+// refused, anything else failed.
+func actFor(code canonical.ErrorCode) canonical.Act {
+	switch code {
+	case canonical.ErrInvalidMessage, canonical.ErrTooLarge:
+		return canonical.ActNotUnderstood
+	case canonical.ErrUnauthorized, canonical.ErrRejected:
+		return canonical.ActRefuse
+	}
+	return canonical.ActFailure
+}
+
+// refuse answers the sender of env (nil when the frame could not be
+// decoded) with e, in the session's dialect, and counts it.
+func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
+	b := s.b
+	s.mu.Lock()
+	codec, a := s.codec, s.agent
+	s.mu.Unlock()
+	reply := &canonical.Envelope{
+		Act:     actFor(e.Code),
+		Outcome: canonical.OutcomeFailure,
+		Error:   e,
+	}
+	source := "unknown"
+	if a != nil {
+		source = a.id
+	}
+	if env != nil {
+		reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
+		reply.CorrelationID = env.CorrelationID
+		reply.TaskID = env.TaskID
+		reply.Trace = env.Trace
+		if env.Sender.ID != "" {
+			reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
+			if a == nil {
+				source = env.Sender.ID
+			}
+		}
+	}
+	var frame []byte
+	dialect := "auto"
+	if codec != nil {
+		dialect = codec.Name()
+		reply.Sender = canonical.Party{ID: b.spell(dialect, b.id)}
+		var err error
+		if frame, err = codec.Encode(nil, reply, &dialects.EncodeContext{}); err != nil {
+			b.log.Error("error reply cannot be encoded", "dialect", dialect, "error", err)
+			frame = nil
+		}
+	}
+	if frame == nil {
+		frame = plainError(e)
+	}
+	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
+	b.metrics.errored(source, e.Code)
+	ctx, cancel := context.WithTimeout(context.Background(), b.writeTimeout)
+	defer cancel()
+	if err := s.link.Send(ctx, Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace}); err != nil {
+		b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", err)
+	}
+	return Receipt{Err: e}
+}
+
+// plainError is the answer to a sender whose dialect is unknown:
+// {"error": {"code": ..., "message": ...}}.
+func plainError(e *canonical.Error) []byte {
+	var w jsonw.Writer
+	w.Open()
+	w.Key("error")
+	w.Open()
+	w.StringField("code", string(e.Code))
+	w.StringField("message", e.Message)
+	w.Close()
+	w.Close()
+	return w.Buf
+}

@@ -1,0 +1,328 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/mcp-bridge/mcp-bridge/translate"
+)
+
+// dispatch routes a received message: an answer to a request goes back to
+// its requester, the bridge's own business is done here, and everything
+// else goes to its receivers.
+func (b *Bridge) dispatch(s *Session, env *canonical.Envelope) Receipt {
+	s.mu.Lock()
+	a, from := s.agent, s.codec.Name()
+	s.mu.Unlock()
+	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
+		final := isFinal(env.Act)
+		if p := b.pending.match(a, env, final); p != nil {
+			b.answer(p, from, env, final)
+			return Receipt{}
+		}
+	}
+	if r, ok := b.control(s, env, from); ok {
+		return r
+	}
+	switch env.Receiver.Kind {
+	case canonical.AddressAgent:
+		return b.toAgent(s, env, from, b.canonicalID(from, env.Receiver.ID))
+	case canonical.AddressTopic:
+		return b.publish(s, env, from, env.Receiver.ID)
+	case canonical.AddressBroadcast:
+		return b.broadcast(s, env, from)
+	}
+	switch {
+	case env.Act == canonical.ActEvent:
+		return b.publish(s, env, from, env.Operation.Name)
+	case isRequest(env.Act):
+		return b.byCapability(s, env, from)
+	}
+	return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
+		Message: fmt.Sprintf("%s: the %s names no receiver and answers no open request", from, env.Act)})
+}
+
+// isRequest reports whether act asks for an answer.
+func isRequest(act canonical.Act) bool {
+	switch act {
+	case canonical.ActRequest, canonical.ActQueryIf, canonical.ActQueryRef, canonical.ActQueryCapabilities:
+		return true
+	}
+	return false
+}
+
+// isFinal reports whether act ends a request (accept and needs-input do
+// not: more follows).
+func isFinal(act canonical.Act) bool {
+	return act.IsReply() && act != canonical.ActAccept
+}
+
+// target is a connected agent a message is delivered to.
+type target struct {
+	agent   *agent
+	session *Session
+}
+
+// lookup returns the agent registered as id and its delivering session.
+func (b *Bridge) lookup(id string) (target, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	a := b.agents[id]
+	if a == nil {
+		return target{}, false
+	}
+	return target{a, a.session}, true
+}
+
+// toAgent delivers env to the agent id.
+func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) Receipt {
+	t, ok := b.lookup(id)
+	switch {
+	case !ok:
+		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no agent %q is known to the bridge", env.Receiver.ID)})
+	case t.session == nil:
+		return s.refuse(env, &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("agent %s is not connected", id)})
+	}
+	if isRequest(env.Act) {
+		return b.request(s, env, from, t)
+	}
+	if err := b.send(from, env, t.session, false); err != nil {
+		return s.refuse(env, err)
+	}
+	return Receipt{}
+}
+
+// request delivers a request to t, to be answered back to s.
+func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t target) Receipt {
+	now := time.Now()
+	p := &pending{
+		requester: b.answersTo(s), dialect: from,
+		id: env.ID, replyWith: env.ReplyWith, correlationID: env.CorrelationID, taskID: env.TaskID,
+		sender:   canonical.Party{ID: b.canonicalID(from, env.Sender.ID), Name: env.Sender.Name},
+		receiver: t.agent, act: env.Act, operation: opName(from, env.Operation), start: now, trace: env.Trace,
+	}
+	d := timeoutFor(env, b.timeout, now)
+	token, replaced := b.pending.open(p, d, func() {
+		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
+	})
+	if replaced != nil {
+		b.metrics.requestClosed(replaced)
+	}
+	b.metrics.requestOpened(p)
+	out := *env
+	out.ID = token
+	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
+		if *f != "" {
+			*f = token
+		}
+	}
+	if err := b.send(from, &out, t.session, false); err != nil {
+		if b.pending.take(p) {
+			b.reply(p, err)
+		}
+		return Receipt{Awaiting: p.requester == s}
+	}
+	if b.absorbsAccept(t.session.Dialect(), from) {
+		b.acknowledge(p)
+	}
+	return Receipt{Awaiting: p.requester == s}
+}
+
+// answersTo returns the session the answers to s's requests go to: s,
+// unless s is ephemeral and its agent has a connection of its own.
+func (b *Bridge) answersTo(s *Session) *Session {
+	if !s.opts.Ephemeral || s.opts.KeepAnswers {
+		return s
+	}
+	s.mu.Lock()
+	a := s.agent
+	s.mu.Unlock()
+	if a == nil {
+		return s
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if a.session != nil {
+		return a.session
+	}
+	return s
+}
+
+// answer delivers a receiver's message about an open request to the
+// requester, with the requester's own correlation values.
+func (b *Bridge) answer(p *pending, from string, env *canonical.Envelope, final bool) {
+	out := *env
+	p.restore(&out)
+	if err := b.send(from, &out, p.requester, final); err != nil {
+		b.log.Warn("answer not delivered", "requester", p.sender.ID, "act", env.Act, "error", err.Message)
+	}
+	if final {
+		b.metrics.requestDone(p, time.Since(p.start))
+	}
+}
+
+// fail answers an open request with an error made by the bridge on the
+// receiver's behalf.
+func (b *Bridge) fail(p *pending, code canonical.ErrorCode, msg string) {
+	b.reply(p, &canonical.Error{Code: code, Message: msg})
+}
+
+// reply sends the requester of p the error e in place of an answer.
+func (b *Bridge) reply(p *pending, e *canonical.Error) {
+	env := &canonical.Envelope{
+		Act:     actFor(e.Code),
+		Sender:  canonical.Party{ID: p.receiver.id},
+		Outcome: canonical.OutcomeFailure,
+		Error:   e,
+	}
+	p.restore(env)
+	if err := b.send("", env, p.requester, true); err != nil {
+		b.log.Warn("error not delivered", "requester", p.sender.ID, "code", e.Code, "error", err.Message)
+	}
+	b.metrics.errored(p.sender.ID, e.Code)
+	b.metrics.requestDone(p, time.Since(p.start))
+}
+
+// acknowledge tells p's requester its request was delivered (an accept),
+// for a receiver whose dialect has no accept of its own.
+func (b *Bridge) acknowledge(p *pending) {
+	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.receiver.id}}
+	p.restore(env)
+	if err := b.send("", env, p.requester, false); err != nil {
+		b.log.Warn("accept not delivered", "requester", p.sender.ID, "error", err.Message)
+	}
+}
+
+// absorbsAccept reports whether the bridge accepts requests on behalf of
+// agents of the dialect to, for requesters of the dialect from: to has no
+// accept and a mapping policy drops it, and from has one.
+func (b *Bridge) absorbsAccept(to, from string) bool {
+	if b.has(to, canonical.ActAccept) || !b.has(from, canonical.ActAccept) {
+		return false
+	}
+	pol, ok := b.maps.ActPolicy(to, canonical.ActAccept)
+	return ok && pol.Do == mappings.PolicyDrop
+}
+
+// has reports whether dialect has a word of its own for act.
+func (b *Bridge) has(dialect string, act canonical.Act) bool {
+	_, exact, ok := b.maps.Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
+	return ok && exact
+}
+
+// publish delivers an event to the subscribers of topic.
+func (b *Bridge) publish(s *Session, env *canonical.Envelope, from, topic string) Receipt {
+	b.mu.RLock()
+	var ts []target
+	for _, a := range b.agents {
+		if a.topics[topic] && a.session != nil && a.session != s {
+			ts = append(ts, target{a, a.session})
+		}
+	}
+	b.mu.RUnlock()
+	if len(ts) == 0 {
+		b.log.Info("no subscribers", "topic", topic, "sender", env.Sender.ID, "dialect", from)
+	}
+	b.fanout(from, env, ts)
+	return Receipt{}
+}
+
+// broadcast delivers env to every connected agent but its sender.
+func (b *Bridge) broadcast(s *Session, env *canonical.Envelope, from string) Receipt {
+	b.mu.RLock()
+	ts := make([]target, 0, len(b.agents))
+	for _, a := range b.agents {
+		if a.session != nil && a.session != s {
+			ts = append(ts, target{a, a.session})
+		}
+	}
+	b.mu.RUnlock()
+	b.fanout(from, env, ts)
+	return Receipt{}
+}
+
+func (b *Bridge) fanout(from string, env *canonical.Envelope, ts []target) {
+	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
+	for _, t := range ts {
+		out := *env
+		if err := b.send(from, &out, t.session, false); err != nil {
+			b.log.Warn("event not delivered", "receiver", t.agent.id, "error", err.Message)
+		}
+	}
+}
+
+// byCapability delivers a request that names no receiver to an agent that
+// declared its operation.
+func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string) Receipt {
+	name := opName(from, env.Operation)
+	if name == "" {
+		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("%s: the request names neither a receiver nor an operation", from)})
+	}
+	b.mu.RLock()
+	var ts []target
+	for _, a := range b.agents {
+		if a.session == nil || a.session == s {
+			continue
+		}
+		n := name
+		if m, ok := b.maps.OperationName(from, name, a.dialect); ok {
+			n = m
+		}
+		if a.serves(n) {
+			ts = append(ts, target{a, a.session})
+		}
+	}
+	b.mu.RUnlock()
+	if len(ts) == 0 {
+		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no connected agent serves %q", name)})
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
+	t := ts[int(b.rr.Add(1)-1)%len(ts)]
+	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.spell(from, t.agent.id)}
+	return b.request(s, env, from, t)
+}
+
+// opName spells an operation as operation names are written in mapping
+// files: fuse's two levels as capability/action.
+func opName(dialect string, op canonical.Operation) string {
+	if op.Capability != "" && op.Name != "" {
+		return op.Capability + "/" + op.Name
+	}
+	return firstOf(op.Name, op.Capability)
+}
+
+// send encodes env (decoded from the dialect from; "" for the bridge's own
+// messages) for the session to and delivers it.
+func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final bool) *canonical.Error {
+	to.mu.Lock()
+	codec, a := to.codec, to.agent
+	to.mu.Unlock()
+	res, err := b.tr.Encode(nil, from, codec.Name(), env, translate.Options{})
+	if err != nil {
+		return &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
+	}
+	if res.Dropped {
+		b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", codec.Name(), "reason", res.Losses[0].Message())
+		return nil
+	}
+	b.lost(env, codec.Name(), res)
+	ctx, cancel := context.WithTimeout(context.Background(), b.writeTimeout)
+	defer cancel()
+	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace}
+	if env.Error != nil {
+		o.Code = env.Error.Code
+	}
+	if err := to.link.Send(ctx, o); err != nil {
+		id := env.Receiver.ID
+		if a != nil {
+			id = a.id
+		}
+		return &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("delivery to %s failed: %v", id, err)}
+	}
+	b.sent(from, env, to, codec.Name(), a, res.Output)
+	return nil
+}

@@ -1,0 +1,268 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+)
+
+// Session is one attached connection: the transport hands it every frame
+// it reads, and the bridge delivers through its Link.
+type Session struct {
+	b    *Bridge
+	link Link
+	opts AttachOptions
+
+	mu     sync.Mutex
+	codec  dialects.Codec // nil until the dialect is known
+	agent  *agent         // the agent it speaks for; nil until bound
+	closed bool
+}
+
+// Receipt says what became of one received frame.
+type Receipt struct {
+	// Awaiting is set when the frame was a request whose answer will be
+	// delivered to this session.
+	Awaiting bool
+	// Err is the problem the sender was answered with, if any.
+	Err *canonical.Error
+}
+
+// ErrUnknownDialect is returned by Attach for a dialect the bridge lacks.
+var ErrUnknownDialect = errors.New("unknown dialect")
+
+// Attach adds a connection. An agent id in o binds it at once; a bad token
+// or a dialect other than the agent's is refused.
+func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
+	s := &Session{b: b, link: l, opts: o}
+	if o.Dialect != "" {
+		c, ok := b.reg.Lookup(o.Dialect)
+		if !ok {
+			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.reg.Names())
+		}
+		s.codec = c
+	}
+	if o.AgentID != "" {
+		if s.codec == nil {
+			return nil, errors.New("bridge: an agent bound at connect needs its dialect")
+		}
+		if e := s.bind(o.AgentID); e != nil {
+			return nil, errors.New(e.Message)
+		}
+	}
+	b.metrics.connections.Inc()
+	return s, nil
+}
+
+// Dialect returns the session's dialect, empty while it is not known.
+func (s *Session) Dialect() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.codec == nil {
+		return ""
+	}
+	return s.codec.Name()
+}
+
+// AgentID returns the canonical id of the agent the session speaks for.
+func (s *Session) AgentID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent == nil {
+		return ""
+	}
+	return s.agent.id
+}
+
+// bind makes the session speak for the agent id (canonical), checking its
+// token and dialect. A non-ephemeral session also receives the agent's
+// messages from now on, replacing an earlier connection of the agent.
+func (s *Session) bind(id string) *canonical.Error {
+	b := s.b
+	dialect := s.codec.Name()
+	b.mu.Lock()
+	a := b.agents[id]
+	switch {
+	case a != nil && a.token != "" && a.token != s.opts.Token:
+		b.mu.Unlock()
+		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("agent %s needs its token to connect", id)}
+	case a != nil && a.declared && a.dialect != dialect:
+		b.mu.Unlock()
+		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("agent %s speaks %s, not %s", id, a.dialect, dialect)}
+	}
+	a = b.agentLocked(id, dialect)
+	a.dialect = dialect
+	var old *Session
+	if !s.opts.Ephemeral {
+		old = a.session
+		a.session = s
+		a.status = StatusReady
+		a.transport = s.link.Transport()
+	}
+	b.mu.Unlock()
+	s.agent = a
+	if old != nil && old != s {
+		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
+	} else if !s.opts.Ephemeral {
+		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
+	}
+	b.metrics.setStatus(id, StatusReady)
+	return nil
+}
+
+// Detach removes the connection: requests waiting on its agent fail with
+// an unavailable error, and its own requests are forgotten.
+func (s *Session) Detach() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	a := s.agent
+	s.mu.Unlock()
+	b := s.b
+	b.metrics.connections.Dec()
+	gone := false
+	if a != nil {
+		b.mu.Lock()
+		if a.session == s {
+			a.session = nil
+			a.status = StatusStopped
+			gone = true
+		}
+		b.mu.Unlock()
+	}
+	if gone {
+		b.log.Info("agent disconnected", "agent", a.id, "dialect", a.dialect, "transport", s.link.Transport())
+		b.metrics.setStatus(a.id, StatusStopped)
+	}
+	for _, p := range b.pending.forgetRequester(s) {
+		b.metrics.requestClosed(p)
+	}
+	if gone {
+		for _, p := range b.pending.takeReceiver(a) {
+			b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.id))
+		}
+	}
+}
+
+// Receive handles one frame read from the connection. It takes ownership
+// of frame. Whatever is wrong with it is answered to the sender in its own
+// dialect; the session stays usable.
+func (s *Session) Receive(frame []byte) Receipt {
+	b := s.b
+	start := time.Now()
+	if len(frame) > b.maxFrame {
+		return s.Oversize(len(frame))
+	}
+	codec, cerr := s.dialectOf(frame)
+	if cerr != nil {
+		return s.refuse(nil, cerr)
+	}
+	env, err := codec.Decode(frame)
+	if err != nil {
+		return s.refuse(nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()})
+	}
+	if problems := codec.Validate(frame); len(problems) > 0 {
+		return s.refuse(env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()})
+	}
+	if env.Receiver.Kind == canonical.AddressAgent && strings.EqualFold(env.Receiver.ID, dialects.Unknown) {
+		// An encoder's stand-in for a receiver its agent did not name.
+		env.Receiver = canonical.Address{}
+	}
+	if e := s.claim(env); e != nil {
+		return s.refuse(env, e)
+	}
+	if env.Trace.TraceID == "" {
+		env.Trace = s.opts.Trace
+	}
+	b.received(s, env, frame)
+	r := b.dispatch(s, env)
+	b.metrics.handled(time.Since(start))
+	return r
+}
+
+// Oversize answers a frame of size bytes that exceeds the limit; transports
+// that stop reading at the limit call it instead of Receive.
+func (s *Session) Oversize(size int) Receipt {
+	return s.refuse(nil, &canonical.Error{Code: canonical.ErrTooLarge,
+		Message: fmt.Sprintf("%s: message of %d bytes exceeds the limit of %d bytes", s.dialectName(), size, s.b.maxFrame)})
+}
+
+func (s *Session) dialectName() string {
+	if d := s.Dialect(); d != "" {
+		return d
+	}
+	return "auto"
+}
+
+// dialectOf returns the session's codec, detecting it from frame on a
+// connection that did not say.
+func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.codec != nil {
+		return s.codec, nil
+	}
+	c, err := s.b.reg.Detect(frame)
+	if err != nil {
+		return nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
+	}
+	s.codec = c
+	return c, nil
+}
+
+// claim checks that env's sender is the session's agent, binding an
+// unbound session to it. A message without a sender speaks for the bound
+// agent.
+func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
+	s.mu.Lock()
+	a, dialect := s.agent, s.codec.Name()
+	s.mu.Unlock()
+	if env.Sender.ID == "" {
+		if a != nil {
+			env.Sender.ID = s.b.spell(dialect, a.id)
+		}
+		return nil
+	}
+	id := s.b.canonicalID(dialect, env.Sender.ID)
+	if a != nil {
+		if a.id != id {
+			return &canonical.Error{Code: canonical.ErrUnauthorized,
+				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", a.id, env.Sender.ID)}
+		}
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent != nil { // bound meanwhile by another frame
+		if s.agent.id != id {
+			return &canonical.Error{Code: canonical.ErrUnauthorized,
+				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", s.agent.id, env.Sender.ID)}
+		}
+		return nil
+	}
+	return s.bind(id)
+}
+
+// canonicalID returns the registry id of an agent dialect names id.
+func (b *Bridge) canonicalID(dialect, id string) string {
+	if c, ok := b.maps.Unalias(dialect, id); ok {
+		return c
+	}
+	return id
+}
+
+// spell returns how dialect names the agent whose registry id is id.
+func (b *Bridge) spell(dialect, id string) string {
+	if a, ok := b.maps.Alias(dialect, id); ok {
+		return a
+	}
+	return id
+}

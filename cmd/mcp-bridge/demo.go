@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/server"
+)
+
+//go:embed demo.yaml
+var demoMappings []byte
+
+// runDemo starts a bridge and one reference agent per dialect on loopback
+// and plays four scenes, printing every message as its sender sent it and
+// as its receiver got it.
+func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("demo", "[--log]", stderr)
+	logs := fs.Bool("log", false, "also print the bridge's log lines (JSON) on stderr")
+	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+		if help {
+			return exitOK
+		}
+		return exitUsage
+	}
+	logOut := io.Discard
+	if *logs {
+		logOut = stderr
+	}
+	if err := playDemo(stdout, slog.New(slog.NewJSONHandler(logOut, nil))); err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge demo: %v\n", err)
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// demo is a running bridge with the demo's cast.
+type demo struct {
+	out  io.Writer
+	url  string
+	mu   sync.Mutex // serializes printing
+	seen chan delivery
+}
+
+// delivery is a frame an agent received.
+type delivery struct {
+	who   string
+	frame []byte
+}
+
+func playDemo(out io.Writer, log *slog.Logger) error {
+	dir, err := os.MkdirTemp("", "mcp-bridge-demo")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	mapFile := filepath.Join(dir, "demo.yaml")
+	if err := os.WriteFile(mapFile, demoMappings, 0o600); err != nil {
+		return err
+	}
+	cfg := config.Default()
+	cfg.Listen = "127.0.0.1:0"
+	srv, err := server.New(cfg, []string{mapFile}, log)
+	if err != nil {
+		return err
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	served := make(chan error, 1)
+	srvCtx, stopServer := context.WithCancel(ctx)
+	go func() { served <- srv.Run(srvCtx, ln) }()
+	defer func() { stopServer(); <-served }()
+
+	d := &demo{out: out, url: "ws://" + ln.Addr().String(), seen: make(chan delivery, 256)}
+	fmt.Fprintf(out, "bridge on %s\n", ln.Addr())
+	cast := []agent.Options{
+		{ID: "Eddy", Dialect: "elizaacl", Tools: []string{"echo"}},
+		{ID: "Jules", Dialect: "swarm", Tools: []string{"debug_code"}},
+		{ID: "Fusey", Dialect: "fuse", Tools: []string{"echo"}},
+		{ID: "Collie", Dialect: "collab", Tools: []string{"sentiment-analysis"}},
+	}
+	agents := map[string]*agent.Agent{}
+	for _, o := range cast {
+		a, err := d.start(ctx, o)
+		if err != nil {
+			return err
+		}
+		agents[o.ID] = a
+	}
+	if err := waitAgents(ctx, srv, "Eddy", "Jules", "Fusey", "Collie"); err != nil {
+		return err
+	}
+
+	d.scene("1. Eddy (elizaacl) asks Jules (swarm) to debug code (specs/elizaacl.md section 7)")
+	reply, err := agents["Eddy"].Call(ctx, "Jules", canonical.Operation{Name: "debug_code"},
+		`{"code_to_debug":"def get_item(items, index):\n    return items[index]\n\nprint(get_item([1, 2, 3], 3))","error_message":"IndexError: list index out of range","language":"python"}`)
+	if err := outcome(reply, err); err != nil {
+		return err
+	}
+
+	d.scene("2. Fusey (fuse) asks for text-analysis/sentiment-analysis; Collie (collab) answers")
+	reply, err = agents["Fusey"].Call(ctx, "Collie", canonical.Operation{Capability: "text-analysis", Name: "sentiment-analysis"},
+		`{"text":"The bridge works and I love it","language":"en"}`)
+	if err := outcome(reply, err); err != nil {
+		return err
+	}
+
+	d.scene("3. A bluelabel needs_input round: BLUE-LEAD assigns a deploy to DEPLOYER, which asks for a key first")
+	if err := d.needsInput(ctx); err != nil {
+		return err
+	}
+
+	d.scene("4. Jules (swarm) broadcasts a notification (receiver_id null); agents whose dialect has events get it")
+	if err := agents["Jules"].Send(ctx, &canonical.Envelope{Act: canonical.ActEvent, Sender: canonical.Party{ID: "Jules"},
+		Receiver: canonical.Address{Kind: canonical.AddressBroadcast}, Operation: canonical.Operation{Name: "agent_status_changed"},
+		Arguments: `{"status":"ready","reason":"debugging done"}`}); err != nil {
+		return err
+	}
+	if err := d.await(ctx, "agent_status_changed", "Fusey", "Collie"); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\n(Eddy speaks elizaacl, which has no event act: the bridge logs the broadcast as undeliverable to it.)")
+	return nil
+}
+
+// start connects a reference agent that prints what it sends and gets.
+func (d *demo) start(ctx context.Context, o agent.Options) (*agent.Agent, error) {
+	o.Observer = func(dir string, frame []byte) { d.print(o.ID, o.Dialect, dir, frame) }
+	a, err := agent.New(o)
+	if err != nil {
+		return nil, err
+	}
+	go func() { _ = a.Connect(ctx, d.url, "") }()
+	return a, nil
+}
+
+func (d *demo) scene(title string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintf(d.out, "\n== %s\n", title)
+}
+
+// print shows one frame; a received one is also announced on d.seen.
+func (d *demo) print(who, dialect, dir string, frame []byte) {
+	d.mu.Lock()
+	arrow := "sent     "
+	if dir == agent.Received {
+		arrow = "delivered"
+	}
+	fmt.Fprintf(d.out, "  %-9s %-6s %-9s %s\n", arrow, who, "("+dialect+")", frame)
+	d.mu.Unlock()
+	if dir == agent.Received {
+		select {
+		case d.seen <- delivery{who, append([]byte(nil), frame...)}:
+		default:
+		}
+	}
+}
+
+// await waits until every one of who has received a message holding
+// marker.
+func (d *demo) await(ctx context.Context, marker string, who ...string) error {
+	missing := map[string]bool{}
+	for _, w := range who {
+		missing[w] = true
+	}
+	for len(missing) > 0 {
+		select {
+		case got := <-d.seen:
+			if strings.Contains(string(got.frame), marker) {
+				delete(missing, got.who)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("no %s delivered to %v", marker, missing)
+		}
+	}
+	return nil
+}
+
+// outcome turns a Call's answer into an error unless it is a result.
+func outcome(reply *canonical.Envelope, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case reply.Act != canonical.ActResult:
+		msg := ""
+		if reply.Error != nil {
+			msg = reply.Error.Message
+		}
+		return fmt.Errorf("answered %s: %s", reply.Act, msg)
+	}
+	return nil
+}
+
+// waitAgents waits until the bridge knows every id with its capabilities.
+func waitAgents(ctx context.Context, srv *server.Server, ids ...string) error {
+	for _, id := range ids {
+		for {
+			up := false
+			for _, a := range srv.Bridge().Agents("") {
+				up = up || (a.ID == id && a.Status == "READY" && len(a.Capabilities) > 0)
+			}
+			if up {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("agent %s did not come up", id)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// peer is a bluelabel participant scripted by the demo itself (the
+// reference agents have no needs_input step).
+type peer struct {
+	d     *demo
+	id    string
+	c     *websocket.Conn
+	codec dialects.Codec
+}
+
+func (d *demo) peer(ctx context.Context, id string) (*peer, error) {
+	c, _, err := websocket.Dial(ctx, d.url+"/ws/bluelabel?agent="+id, nil)
+	if err != nil {
+		return nil, err
+	}
+	codec, _ := builtin.Default().Lookup("bluelabel")
+	return &peer{d: d, id: id, c: c, codec: codec}, nil
+}
+
+func (p *peer) send(ctx context.Context, env *canonical.Envelope) error {
+	env.Sender = canonical.Party{ID: p.id}
+	frame, err := p.codec.Encode(nil, env, &dialects.EncodeContext{})
+	if err != nil {
+		return err
+	}
+	p.d.print(p.id, "bluelabel", agent.Sent, frame)
+	return p.c.Write(ctx, websocket.MessageText, frame)
+}
+
+func (p *peer) recv(ctx context.Context) (*canonical.Envelope, error) {
+	_, frame, err := p.c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.d.print(p.id, "bluelabel", agent.Received, frame)
+	return p.codec.Decode(frame)
+}
+
+// needsInput plays the bluelabel round: an assignment, a needs_input for
+// the missing key, the assignment again with it (same task id), the result.
+func (d *demo) needsInput(ctx context.Context) error {
+	lead, err := d.peer(ctx, "BLUE-LEAD")
+	if err != nil {
+		return err
+	}
+	defer lead.c.CloseNow()
+	deployer, err := d.peer(ctx, "DEPLOYER")
+	if err != nil {
+		return err
+	}
+	defer deployer.c.CloseNow()
+	done := make(chan error, 1)
+	go func() { done <- deployer.serve(ctx) }()
+	assign := func(args string) error {
+		return lead.send(ctx, &canonical.Envelope{Act: canonical.ActRequest, TaskID: "DEPLOY-42",
+			Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "DEPLOYER"}, Operation: canonical.Operation{Name: "deploy"},
+			Description: "Deploy the web service", Arguments: canonical.JSON(args)})
+	}
+	if err := assign(`{"service":"web"}`); err != nil {
+		return err
+	}
+	ask, err := lead.recv(ctx)
+	if err != nil {
+		return err
+	}
+	if ask.Act != canonical.ActNeedsInput {
+		return fmt.Errorf("BLUE-LEAD expected needs_input, got %s", ask.Act)
+	}
+	if err := assign(`{"service":"web","api_key":"demo-key-not-secret"}`); err != nil {
+		return err
+	}
+	res, err := lead.recv(ctx)
+	if err != nil {
+		return err
+	}
+	if res.Act != canonical.ActResult {
+		return fmt.Errorf("BLUE-LEAD expected task_result, got %s", res.Act)
+	}
+	// The deployer's loop ends with the connection: its error says so.
+	deployer.c.Close(websocket.StatusNormalClosure, "")
+	<-done
+	return nil
+}
+
+// serve answers assignments: needs_input until the api_key is given.
+func (p *peer) serve(ctx context.Context) error {
+	for {
+		req, err := p.recv(ctx)
+		if err != nil {
+			return err
+		}
+		reply := &canonical.Envelope{TaskID: req.TaskID, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: req.Sender.ID}}
+		if !strings.Contains(string(req.Arguments), `"api_key"`) {
+			reply.Act = canonical.ActNeedsInput
+			reply.Inputs = `[{"id":"api_key","type":"string","description":"API key for the deploy target","sensitive":true}]`
+			reply.Context = `"Configuring the deployment pipeline"`
+		} else {
+			reply.Act = canonical.ActResult
+			reply.Outcome = canonical.OutcomeSuccess
+			reply.Result = `{"deployed":"web","version":"1.4.2"}`
+		}
+		if err := p.send(ctx, reply); err != nil {
+			return err
+		}
+	}
+}

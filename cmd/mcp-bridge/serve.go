@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/server"
+)
+
+// runServe runs the bridge until SIGINT or SIGTERM.
+func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL]", stderr)
+	cfgFile := fs.String("config", "", "the serve configuration (default: the embedded one, docs/config.md)")
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file applied after the config's own (repeatable; later wins)")
+	listen := fs.String("listen", "", "host:port to listen on, overriding the config")
+	level := fs.String("log-level", "", "debug, info, warn or error, overriding the config")
+	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
+		if help {
+			return exitOK
+		}
+		if len(pos) > 0 {
+			fmt.Fprintf(stderr, "mcp-bridge serve: unexpected argument %q\n", pos[0])
+		}
+		return exitUsage
+	}
+	var cfg *config.Config
+	if *cfgFile == "" {
+		cfg = config.Default()
+	} else {
+		var err error
+		if cfg, err = config.Load(*cfgFile, nil); err != nil {
+			fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+			return exitInvalid
+		}
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	if *level != "" {
+		if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+			fmt.Fprintf(stderr, "mcp-bridge serve: --log-level: %v\n", err)
+			return exitUsage
+		}
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	srv, err := server.New(cfg, maps, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+		return exitInvalid
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+		return exitInvalid
+	}
+	addr := ln.Addr().String()
+	source := cfg.File
+	if source == "" {
+		source = "the embedded default config"
+	}
+	fmt.Fprintf(stdout, "mcp-bridge listening on http://%s (%s)\n", addr, source)
+	fmt.Fprintf(stdout, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
+	fmt.Fprintf(stdout, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
+	fmt.Fprintf(stdout, "  ops        http://%s/metrics /healthz /readyz\n", addr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Run(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+		return exitInvalid
+	}
+	return exitOK
+}

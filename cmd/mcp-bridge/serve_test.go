@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeProcess runs `mcp-bridge serve` as a child: it says where it
+// listens, answers /healthz there, and exits 0 on SIGTERM.
+func TestServeProcess(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no startup line: %v; stderr %s", err, errOut.String())
+	}
+	m := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+) \(the embedded default config\)`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("startup line %q", first)
+	}
+	go io.Copy(io.Discard, stdout)
+	resp, err := http.Get(m[1] + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %s", resp.Status)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v; stderr %s", err, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+}
+
+// TestServeBadConfig: a config with problems is refused with file:line.
+func TestServeBadConfig(t *testing.T) {
+	f := t.TempDir() + "/bad.yaml"
+	if err := os.WriteFile(f, []byte("listen: 127.0.0.1:0\nagents:\n  - id: A\n    dialect: klingon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"serve", "--config", f}, nil, &out, &errOut); code != exitInvalid {
+		t.Errorf("exit %d, want %d", code, exitInvalid)
+	}
+	if want := f + `:4: agents[0].dialect: unknown dialect "klingon"`; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr %q lacks %q", errOut.String(), want)
+	}
+}
+
+// TestDemo plays the demo and checks each scene's messages went through.
+func TestDemo(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"demo"}, nil, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		`delivered Eddy   (elizaacl) {"mcp_version":"0.1.0"`, `"performative":"TASK_ACCEPT"`, `"performative":"INFORM_RESULT"`,
+		`delivered Jules  (swarm)   {"message_id"`, `"tool_name":"debug_code"`,
+		`delivered Collie (collab)`, `"action":"sentiment-analysis"`, `delivered Fusey  (fuse)`, `"sentiment":"positive"`,
+		`"type":"needs_input"`, `delivered BLUE-LEAD (bluelabel) {"type":"task_result"`,
+		`"type":"BROADCAST"`, `"eventType":"agent_status_changed"`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the demo did not show %s", want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+)
+
+// The values a config file may leave out.
+const (
+	DefaultListen         = "127.0.0.1:7300"
+	DefaultBridgeID       = "mcp-bridge"
+	DefaultMaxFrame       = 1 << 20 // bytes
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultWriteTimeout   = 5 * time.Second
+	DefaultBackoffMin     = 100 * time.Millisecond
+	DefaultBackoffMax     = 10 * time.Second
+)
+
+//go:embed default.yaml
+var defaultFile []byte
+
+// Config is a serve configuration.
+type Config struct {
+	Listen         string        // host:port of the one HTTP listener
+	BridgeID       string        // the sender id of the bridge's own messages
+	MaxFrame       int           // the largest message accepted, in bytes
+	RequestTimeout time.Duration // how long a request waits for its reply, unless the message says
+	WriteTimeout   time.Duration // how long one delivery may block
+	Mappings       []string      // mapping files, joined to the config file's directory
+	LogLevel       slog.Level
+	Agents         []Agent
+	File           string // where it was read from ("" for the embedded default)
+}
+
+// Agent is one agent the config names: its id, dialect and how the bridge
+// reaches it.
+type Agent struct {
+	ID, Dialect, Token string
+	Tools, Subscribe   []string
+	Reach              Reach
+	URL                string            // for ReachWebSocket or ReachWebhook
+	Command            []string          // for ReachStdio: the program and its arguments
+	Env                map[string]string // for ReachStdio: added to the bridge's environment
+	Dir                string            // for ReachStdio: the working directory, joined to the config file's directory
+	BackoffMin         time.Duration     // for ReachStdio and ReachWebSocket: the first wait before a restart or redial
+	BackoffMax         time.Duration     // the longest wait
+	Line               int               // line of the agent's entry, for messages
+	DialectLine        int               // line of its dialect
+}
+
+// Reach is how the bridge and an agent find each other.
+type Reach uint8
+
+// The ways to reach an agent.
+const (
+	ReachInbound   Reach = iota // the agent connects to the bridge
+	ReachWebSocket              // the bridge dials the agent's WebSocket URL
+	ReachWebhook                // the bridge POSTs messages to the agent's URL
+	ReachStdio                  // the bridge runs the agent as a child on stdin/stdout
+)
+
+func (r Reach) String() string {
+	switch r {
+	case ReachInbound:
+		return "inbound"
+	case ReachWebSocket:
+		return "websocket"
+	case ReachWebhook:
+		return "webhook"
+	case ReachStdio:
+		return "stdio"
+	}
+	return fmt.Sprintf("Reach(%d)", uint8(r))
+}
+
+// Parse reads a config file's text. name is used in errors and its
+// directory anchors relative paths; dialects are the dialect names an agent
+// may have (nil defers that check to CheckDialects, for dialects the
+// config's own mapping files declare). Every problem is reported, as Errors.
+func Parse(name string, data []byte, dialects []string) (*Config, error) {
+	d := newDecoder(name, dialects)
+	c := d.decode(data)
+	if len(d.errs) > 0 {
+		return nil, d.sorted()
+	}
+	return c, nil
+}
+
+// CheckDialects reports every agent whose dialect is not among known.
+func (c *Config) CheckDialects(known []string) error {
+	var errs Errors
+	for i, a := range c.Agents {
+		if !slices.Contains(known, a.Dialect) {
+			names := slices.Sorted(slices.Values(known))
+			errs = append(errs, &Error{File: c.File, Line: a.DialectLine, Key: fmt.Sprintf("agents[%d].dialect", i),
+				Msg: fmt.Sprintf("unknown dialect %q (known: %s)", a.Dialect, strings.Join(names, ", "))})
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// Load reads and parses the config file at path.
+func Load(path string, dialects []string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(path, data, dialects)
+}
+
+// Default returns the embedded default config, default.yaml: a loopback
+// listener and no agents. It panics if the embedded file does not parse.
+func Default() *Config {
+	c, err := Parse("config/default.yaml", defaultFile, builtin.Names)
+	if err != nil {
+		panic(fmt.Sprintf("the embedded default config: %v", err))
+	}
+	c.File = ""
+	return c
+}

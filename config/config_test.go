@@ -1,0 +1,251 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+)
+
+const everyKey = `listen: 0.0.0.0:8080
+bridge_id: gateway
+max_frame: 64KiB
+request_timeout: 1m30s
+write_timeout: 250ms
+mappings: [site.yaml, ../shared/team.yaml, /opt/maps/global.yaml]
+log:
+  level: debug
+agents:
+  - id: Eddy
+    dialect: elizaacl
+    token: s3cret
+    subscribe: [findings, alerts]
+  - id: JULES
+    dialect: swarm
+    tools: [debug_code, lint]
+    url: wss://agents.example.net:9000/jules
+    restart_backoff: {min: 50ms, max: 2s}
+  - id: HOOK
+    dialect: collab
+    webhook: https://hooks.example.net/inbox
+  - id: Fixer
+    dialect: fuse
+    command: [./fixer, --stdio, "", --stdio]
+    env: {LOG_LEVEL: debug, PORT: 8081, EMPTY: ""}
+    dir: ./agents
+    restart_backoff: {max: 1m}
+  - id: Blue
+    dialect: bluelabel
+    command: [blue-agent]
+`
+
+func TestParseEveryKey(t *testing.T) {
+	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), builtin.Names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := func(a Agent) Agent {
+		if a.BackoffMin == 0 {
+			a.BackoffMin = DefaultBackoffMin
+		}
+		if a.BackoffMax == 0 {
+			a.BackoffMax = DefaultBackoffMax
+		}
+		return a
+	}
+	want := &Config{
+		Listen:         "0.0.0.0:8080",
+		BridgeID:       "gateway",
+		MaxFrame:       64 << 10,
+		RequestTimeout: 90 * time.Second,
+		WriteTimeout:   250 * time.Millisecond,
+		Mappings:       []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
+		LogLevel:       slog.LevelDebug,
+		File:           "/etc/bridge/serve.yaml",
+		Agents: []Agent{
+			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 10}),
+			{ID: "JULES", Dialect: "swarm", Tools: []string{"debug_code", "lint"}, Reach: ReachWebSocket,
+				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 14},
+			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 19}),
+			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
+				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
+				BackoffMax: time.Minute, Line: 22}),
+			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 28}),
+		},
+	}
+	for i := range c.Agents {
+		if c.Agents[i].DialectLine != c.Agents[i].Line+1 {
+			t.Errorf("agents[%d].DialectLine = %d, want %d", i, c.Agents[i].DialectLine, c.Agents[i].Line+1)
+		}
+		c.Agents[i].DialectLine = 0
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", c, want)
+		for i := range min(len(c.Agents), len(want.Agents)) {
+			if !reflect.DeepEqual(c.Agents[i], want.Agents[i]) {
+				t.Errorf("agents[%d]:\n got %+v\nwant %+v", i, c.Agents[i], want.Agents[i])
+			}
+		}
+	}
+}
+
+func TestDefaultsApplied(t *testing.T) {
+	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), builtin.Names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{c.Listen, c.BridgeID, c.MaxFrame, c.RequestTimeout, c.WriteTimeout, c.LogLevel, c.Mappings == nil,
+		c.Agents[0].BackoffMin, c.Agents[0].BackoffMax, c.Agents[0].Token, c.Agents[0].Tools == nil}
+	want := []any{"127.0.0.1:7300", "mcp-bridge", 1 << 20, 30 * time.Second, 5 * time.Second, slog.LevelInfo, true,
+		100 * time.Millisecond, 10 * time.Second, "", true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestValues(t *testing.T) {
+	cases := []struct {
+		text string
+		get  func(*Config) any
+		want any
+	}{
+		{"max_frame: 1048576", func(c *Config) any { return c.MaxFrame }, 1 << 20},
+		{"max_frame: 1MiB", func(c *Config) any { return c.MaxFrame }, 1 << 20},
+		{"max_frame: 2 MiB", func(c *Config) any { return c.MaxFrame }, 2 << 20},
+		{"max_frame: 3KiB", func(c *Config) any { return c.MaxFrame }, 3 << 10},
+		{"max_frame: 1MB", func(c *Config) any { return c.MaxFrame }, 1000000},
+		{"max_frame: 16KB", func(c *Config) any { return c.MaxFrame }, 16000},
+		{"request_timeout: 2m", func(c *Config) any { return c.RequestTimeout }, 2 * time.Minute},
+		{"write_timeout: 1.5s", func(c *Config) any { return c.WriteTimeout }, 1500 * time.Millisecond},
+		{"listen: '[::1]:0'", func(c *Config) any { return c.Listen }, "[::1]:0"},
+		{"listen: :7300", func(c *Config) any { return c.Listen }, ":7300"},
+		{"log: {level: warn}", func(c *Config) any { return c.LogLevel }, slog.LevelWarn},
+		{"log: {level: error}", func(c *Config) any { return c.LogLevel }, slog.LevelError},
+		{"log: {level: info}", func(c *Config) any { return c.LogLevel }, slog.LevelInfo},
+		{"mappings: []", func(c *Config) any { return len(c.Mappings) }, 0},
+		{"agents: []", func(c *Config) any { return len(c.Agents) }, 0},
+		{"agents: [{id: 7, dialect: swarm}]", func(c *Config) any { return c.Agents[0].ID }, "7"},
+		{"agents: [{id: A, dialect: swarm, token: 123}]", func(c *Config) any { return c.Agents[0].Token }, "123"},
+		{"agents: [{id: A, dialect: swarm}]", func(c *Config) any { return c.Agents[0].Reach }, ReachInbound},
+		{"agents: [{id: A, dialect: swarm, command: [a], dir: /srv/a}]", func(c *Config) any { return c.Agents[0].Dir }, "/srv/a"},
+		{"agents: [{id: A, dialect: swarm, url: ws://h/, restart_backoff: {min: 1s, max: 1s}}]", func(c *Config) any { return c.Agents[0].BackoffMax }, time.Second},
+		{"agents:\n  - {id: A, dialect: swarm, tools: &t [a, b]}\n  - {id: B, dialect: swarm, tools: *t}", func(c *Config) any { return c.Agents[1].Tools }, []string{"a", "b"}},
+	}
+	for _, c := range cases {
+		t.Run(c.text, func(t *testing.T) {
+			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.get(cfg); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestRelativePaths(t *testing.T) {
+	text := "mappings: [site.yaml, ./m/team.yaml, ../up.yaml]\nagents:\n  - {id: A, dialect: swarm, command: [./a]}\n  - {id: B, dialect: swarm, command: [./b], dir: bin}\n"
+	cases := []struct {
+		name     string
+		mappings []string
+		dirs     []string
+	}{
+		{"serve.yaml", []string{"site.yaml", "m/team.yaml", "../up.yaml"}, []string{".", "bin"}},
+		{"conf/serve.yaml", []string{"conf/site.yaml", "conf/m/team.yaml", "up.yaml"}, []string{"conf", "conf/bin"}},
+		{"/etc/mcp/serve.yaml", []string{"/etc/mcp/site.yaml", "/etc/mcp/m/team.yaml", "/etc/up.yaml"}, []string{"/etc/mcp", "/etc/mcp/bin"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse(c.name, []byte(text), builtin.Names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cfg.Mappings, c.mappings) {
+				t.Errorf("mappings %q, want %q", cfg.Mappings, c.mappings)
+			}
+			if dirs := []string{cfg.Agents[0].Dir, cfg.Agents[1].Dir}; !reflect.DeepEqual(dirs, c.dirs) {
+				t.Errorf("dirs %q, want %q", dirs, c.dirs)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "serve.yaml")
+	if err := os.WriteFile(path, []byte("mappings: [site.yaml]\nagents: [{id: A, dialect: fuse, command: [./a]}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, builtin.Names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.File != path || c.Mappings[0] != filepath.Join(dir, "site.yaml") || c.Agents[0].Dir != dir {
+		t.Errorf("file %q, mappings %q, dir %q", c.File, c.Mappings, c.Agents[0].Dir)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("listen: nowhere\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(bad, builtin.Names)
+	if want := bad + `:1: listen: "nowhere" is not host:port: missing port in address`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+
+	_, err = Load(filepath.Join(dir, "missing.yaml"), builtin.Names)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "read config: ") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c := Default()
+	if c.Listen != "127.0.0.1:7300" || c.BridgeID != "mcp-bridge" || len(c.Agents) != 0 || len(c.Mappings) != 0 || c.File != "" {
+		t.Errorf("default config: %+v", c)
+	}
+	if c.MaxFrame != DefaultMaxFrame || c.RequestTimeout != DefaultRequestTimeout || c.WriteTimeout != DefaultWriteTimeout || c.LogLevel != slog.LevelInfo {
+		t.Errorf("default limits: %+v", c)
+	}
+}
+
+// TestDefaultExample checks that the commented agents example in
+// default.yaml is a sound config once uncommented.
+func TestDefaultExample(t *testing.T) {
+	_, example, ok := strings.Cut(string(defaultFile), "# agents:\n")
+	if !ok {
+		t.Fatal("default.yaml has no commented agents example")
+	}
+	var b strings.Builder
+	b.WriteString("agents:\n")
+	for _, line := range strings.Split(example, "\n") {
+		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ") + "\n")
+	}
+	c, err := Parse("example.yaml", []byte(b.String()), builtin.Names)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	var reaches []string
+	for _, a := range c.Agents {
+		reaches = append(reaches, a.ID+":"+a.Reach.String())
+	}
+	if want := "Eddy:inbound JULES:websocket HOOK:webhook Fixer:stdio"; strings.Join(reaches, " ") != want {
+		t.Errorf("example agents %s, want %s", strings.Join(reaches, " "), want)
+	}
+}
+
+func TestReachString(t *testing.T) {
+	for r, want := range map[Reach]string{ReachInbound: "inbound", ReachWebSocket: "websocket", ReachWebhook: "webhook", ReachStdio: "stdio", 9: "Reach(9)"} {
+		if got := r.String(); got != want {
+			t.Errorf("%d: %q, want %q", r, got, want)
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decoder walks one file's YAML nodes, collecting every problem.
+type decoder struct {
+	file     string
+	dir      string // the directory relative paths are joined to
+	dialects []string
+	errs     Errors
+}
+
+func newDecoder(name string, dialects []string) *decoder {
+	return &decoder{file: name, dir: filepath.Dir(name), dialects: dialects}
+}
+
+func (d *decoder) fail(line int, key, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// sorted returns the problems in line order, those of one line in the
+// order found.
+func (d *decoder) sorted() Errors {
+	sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
+	return d.errs
+}
+
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, mappings, log, agents"
+
+func (d *decoder) decode(data []byte) *Config {
+	c := &Config{
+		Listen:         DefaultListen,
+		BridgeID:       DefaultBridgeID,
+		MaxFrame:       DefaultMaxFrame,
+		RequestTimeout: DefaultRequestTimeout,
+		WriteTimeout:   DefaultWriteTimeout,
+		LogLevel:       slog.LevelInfo,
+		File:           d.file,
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.fail(1, "", "empty config file")
+		} else {
+			line, msg := yamlErrLine(err)
+			d.fail(line, "", "%s", msg)
+		}
+		return c
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil {
+		d.fail(more.Line, "", "a config file is one YAML document")
+	} else if !errors.Is(err, io.EOF) {
+		line, msg := yamlErrLine(err)
+		d.fail(line, "", "%s", msg)
+	}
+	if len(doc.Content) == 0 {
+		d.fail(1, "", "empty config file")
+		return c
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		d.fail(root.Line, "", "a config file is a YAML mapping (%s)", topKeys)
+		return c
+	}
+	var agents *yaml.Node
+	d.pairs("", root, func(k, v *yaml.Node) {
+		switch k.Value {
+		case "listen":
+			if s, ok := d.scalar(v, "listen", "host:port"); ok {
+				if problem := checkListen(s); problem != "" {
+					d.fail(v.Line, "listen", "%q is not host:port: %s", s, problem)
+				} else {
+					c.Listen = s
+				}
+			}
+		case "bridge_id":
+			if s, ok := d.scalar(v, "bridge_id", "an agent id"); ok {
+				c.BridgeID = s
+			}
+		case "max_frame":
+			if s, ok := d.scalar(v, "max_frame", "a size (1MiB, 65536)"); ok {
+				n, problem := parseSize(s)
+				if problem != "" {
+					d.fail(v.Line, "max_frame", "%s", problem)
+				} else {
+					c.MaxFrame = n
+				}
+			}
+		case "request_timeout":
+			d.duration(v, "request_timeout", &c.RequestTimeout)
+		case "write_timeout":
+			d.duration(v, "write_timeout", &c.WriteTimeout)
+		case "mappings":
+			c.Mappings = d.mappings(v)
+		case "log":
+			d.log(v, c)
+		case "agents":
+			agents = v
+		default:
+			d.fail(k.Line, k.Value, "unknown key (want %s)", topKeys)
+		}
+	})
+	// Agents last: their ids are checked against bridge_id wherever it is.
+	if agents != nil {
+		c.Agents = d.agents(agents, c.BridgeID)
+	}
+	return c
+}
+
+func (d *decoder) mappings(n *yaml.Node) []string {
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n.Line, "mappings", "must be a list of mapping file paths")
+		return nil
+	}
+	var out []string
+	seen := map[string]int{}
+	for i, pn := range n.Content {
+		at := fmt.Sprintf("mappings[%d]", i)
+		p, ok := d.scalar(pn, at, "a mapping file path")
+		if !ok {
+			continue
+		}
+		p = d.path(p)
+		if first, dup := seen[p]; dup {
+			d.fail(pn.Line, at, "%s is listed twice (first at line %d)", p, first)
+			continue
+		}
+		seen[p] = pn.Line
+		out = append(out, p)
+	}
+	return out
+}
+
+var logLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug,
+	"info":  slog.LevelInfo,
+	"warn":  slog.LevelWarn,
+	"error": slog.LevelError,
+}
+
+func (d *decoder) log(n *yaml.Node, c *Config) {
+	if !d.mapping(n, "log", "level") {
+		return
+	}
+	d.pairs("log.", n, func(k, v *yaml.Node) {
+		if k.Value != "level" {
+			d.fail(k.Line, "log."+k.Value, "unknown key (want level)")
+			return
+		}
+		s, ok := d.scalar(v, "log.level", "a log level (debug, info, warn, error)")
+		if !ok {
+			return
+		}
+		l, known := logLevels[s]
+		if !known {
+			d.fail(v.Line, "log.level", "%q is not a log level (want debug, info, warn, error)", s)
+			return
+		}
+		c.LogLevel = l
+	})
+}
+
+// path joins a relative path to the config file's directory.
+func (d *decoder) path(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(d.dir, p)
+}
+
+// pairs calls fn for each key and value of a mapping node, refusing
+// duplicate and non-scalar keys.
+func (d *decoder) pairs(prefix string, n *yaml.Node, fn func(k, v *yaml.Node)) {
+	seen := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.fail(k.Line, strings.TrimSuffix(prefix, "."), "keys must be plain words")
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.fail(k.Line, prefix+k.Value, "duplicate key (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		fn(k, deref(v))
+	}
+}
+
+// deref follows a YAML alias (*name) to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// mapping checks that n is a mapping, naming the keys it may hold.
+func (d *decoder) mapping(n *yaml.Node, key, keys string) bool {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n.Line, key, "must be a mapping (%s)", keys)
+		return false
+	}
+	return true
+}
+
+// scalar returns n's text, failing when n is not a non-empty scalar.
+func (d *decoder) scalar(n *yaml.Node, key, what string) (string, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.Value == "" || n.Tag == "!!null" {
+		d.fail(n.Line, key, "must be %s", what)
+		return "", false
+	}
+	return n.Value, true
+}
+
+// words reads a list of non-empty, distinct strings.
+func (d *decoder) words(n *yaml.Node, key, what string) []string {
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n.Line, key, "must be a list of %ss", what)
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	seen := map[string]int{}
+	for i, wn := range n.Content {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		w, ok := d.scalar(wn, at, "a "+what)
+		if !ok {
+			continue
+		}
+		if first, dup := seen[w]; dup {
+			d.fail(wn.Line, at, "%q is listed twice (first at line %d)", w, first)
+			continue
+		}
+		seen[w] = wn.Line
+		out = append(out, w)
+	}
+	return out
+}
+
+// duration reads a positive Go duration into *dst.
+func (d *decoder) duration(n *yaml.Node, key string, dst *time.Duration) bool {
+	s, ok := d.scalar(n, key, "a duration (30s, 500ms, 2m)")
+	if !ok {
+		return false
+	}
+	v, problem := parseDuration(s)
+	if problem != "" {
+		d.fail(n.Line, key, "%s", problem)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// yamlErrLine splits a yaml.v3 syntax error into its line and message.
+func yamlErrLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
+		_, rest, _ := strings.Cut(msg, ": ")
+		return line, rest
+	}
+	return 1, msg
+}

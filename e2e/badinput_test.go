@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// invalidButDecodable returns frame without one member that its dialect's
+// schema or rules require (the decoder alone would take it), and that
+// member's name.
+func invalidButDecodable(t *testing.T, codec dialects.Codec, frame []byte) ([]byte, string) {
+	t.Helper()
+	var out []byte
+	var key string
+	var try func(prefix string, v gjson.Result)
+	try = func(prefix string, v gjson.Result) {
+		v.ForEach(func(k, m gjson.Result) bool {
+			path := prefix + k.String()
+			cut, err := sjson.DeleteBytes(frame, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := codec.Decode(append([]byte(nil), cut...)); err == nil && len(codec.Validate(cut)) > 0 {
+				out, key = cut, k.String()
+				return false
+			}
+			if m.IsObject() && prefix == "" {
+				try(path+".", m)
+			}
+			return out == nil
+		})
+	}
+	try("", gjson.ParseBytes(frame))
+	if out == nil {
+		t.Fatalf("%s: no member of a request is required by the schema alone: %s", codec.Name(), frame)
+	}
+	return out, key
+}
+
+// TestBadInput sends each kind of bad input in each dialect and checks the
+// answer comes back in that dialect, valid, naming the dialect and the
+// problem, and that the connection then still carries a good request.
+func TestBadInput(t *testing.T) {
+	cfg := config.Default()
+	cfg.MaxFrame = 4096
+	h := start(t, cfg)
+	h.runAgent("swarm", responder("swarm"))
+	for _, d := range dialectNames {
+		t.Run(d, func(t *testing.T) {
+			c := h.dial(d, requester(d))
+			c.t = t
+			good := c.encode(request(d, responder("swarm"), "echo", `{"n":1}`, "good-"+d))
+			schemaBad, missing := invalidButDecodable(t, c.codec, good)
+			cases := []struct {
+				name  string
+				frame []byte
+				code  canonical.ErrorCode
+				says  []string
+			}{
+				{"malformed JSON", []byte(`{"oops": `), canonical.ErrInvalidMessage, []string{d + ":", "JSON"}},
+				{"schema violation", schemaBad, canonical.ErrInvalidMessage, []string{d + ":", missing}},
+				{"unknown receiver", c.encode(request(d, "nobody-here", "echo", `{}`, "to-nobody")), canonical.ErrNotFound, []string{"NOBODY-HERE"}},
+				{"oversize", c.encode(request(d, responder("swarm"), "echo", `{"pad":"`+strings.Repeat("x", 5000)+`"}`, "big")), canonical.ErrTooLarge, []string{d + ":", "4096"}},
+			}
+			for _, tc := range cases {
+				c.send(tc.frame)
+				frame := c.recv()
+				reply := c.decode(frame)
+				if reply.Error == nil {
+					t.Errorf("%s: the answer has no error: %s", tc.name, frame)
+					continue
+				}
+				msg := strings.ToUpper(reply.Error.Message)
+				for _, s := range tc.says {
+					if !strings.Contains(msg, strings.ToUpper(s)) {
+						t.Errorf("%s: error %q does not say %q", tc.name, reply.Error.Message, s)
+					}
+				}
+				if !sameClass(d, reply, tc.code) {
+					t.Errorf("%s: error code %q (word %q), want %s: %s", tc.name, reply.Error.Code, reply.Origin.Words.Get(canonical.KindError), tc.code, frame)
+				}
+			}
+			// The connection carries on.
+			c.send(good)
+			for {
+				reply := c.decode(c.recv())
+				if reply.Act == canonical.ActAccept {
+					continue
+				}
+				res := gjson.Parse(string(reply.Result))
+				if res.Get("data").Exists() { // bluelabel's {output, data}
+					res = res.Get("data")
+				}
+				if reply.Act != canonical.ActResult || res.Get("n").Int() != 1 {
+					t.Errorf("after bad input, a good request got %s %s", reply.Act, reply.Result)
+				}
+				break
+			}
+			if !strings.Contains(h.logs.String(), `"msg":"refused","dialect":"`+d+`"`) {
+				t.Errorf("no log line for %s's refusals", d)
+			}
+		})
+	}
+}
+
+// sameClass reports whether reply carries the error code want, as closely
+// as dialect d can write it: what d's codec reads back from an error of
+// code want that it wrote (swarm, for one, has no word for too-large), in
+// the act the bridge sends it as: a message it could not take is not
+// understood.
+func sameClass(d string, reply *canonical.Envelope, want canonical.ErrorCode) bool {
+	codec, _ := builtin.Default().Lookup(d)
+	act := canonical.ActFailure
+	if want == canonical.ErrInvalidMessage || want == canonical.ErrTooLarge {
+		act = canonical.ActNotUnderstood
+	}
+	env := &canonical.Envelope{Act: act, Outcome: canonical.OutcomeFailure, Error: &canonical.Error{Code: want, Message: "m"}}
+	frame, err := codec.Encode(nil, env, &dialects.EncodeContext{})
+	if err != nil {
+		return false
+	}
+	back, err := codec.Decode(frame)
+	return err == nil && back.Error != nil && back.Error.Code == reply.Error.Code
+}

@@ -1,0 +1,288 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/server"
+)
+
+// wait bounds every wait of these tests; it is generous because CI
+// machines are slow, and no test measures time with it.
+const wait = 10 * time.Second
+
+// dialectNames are the five built-in dialects.
+var dialectNames = []string{"elizaacl", "collab", "bluelabel", "fuse", "swarm"}
+
+// aliases names every lower-case test id in upper case for bluelabel, as a
+// site's mapping file would.
+const aliases = `aliases:
+  bluelabel:
+    elizaacl-req: ELIZAACL-REQ
+    collab-req: COLLAB-REQ
+    fuse-req: FUSE-REQ
+    swarm-req: SWARM-REQ
+    elizaacl-agent: ELIZAACL-AGENT
+    collab-agent: COLLAB-AGENT
+    fuse-agent: FUSE-AGENT
+    swarm-agent: SWARM-AGENT
+    mcp-bridge: MCP-BRIDGE
+`
+
+// requester and responder ids of a dialect, in the registry's spelling.
+func requester(d string) string {
+	if d == "bluelabel" {
+		return "BLUELABEL-REQ"
+	}
+	return d + "-req"
+}
+
+func responder(d string) string {
+	if d == "bluelabel" {
+		return "BLUELABEL-AGENT"
+	}
+	return d + "-agent"
+}
+
+// harness is a running server on a loopback port.
+type harness struct {
+	t      testing.TB
+	srv    *server.Server
+	addr   string
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+// start runs a server for cfg (nil: the default config) with the alias
+// mapping file, logging into a buffer the test can search.
+func start(t testing.TB, cfg *config.Config) *harness {
+	t.Helper()
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	cfg.Listen = "127.0.0.1:0"
+	dir := t.TempDir()
+	am := filepath.Join(dir, "aliases.yaml")
+	if err := os.WriteFile(am, []byte(aliases), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := server.New(cfg, []string{am}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{t: t, srv: srv, addr: ln.Addr().String(), logs: logs, cancel: cancel, done: make(chan error, 1)}
+	go func() { h.done <- srv.Run(ctx, ln) }()
+	t.Cleanup(h.stop)
+	return h
+}
+
+// stop shuts the server down and waits for it; later calls do nothing.
+func (h *harness) stop() { h.once.Do(h.shutdown) }
+
+func (h *harness) shutdown() {
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("server: %v", err)
+		}
+	case <-time.After(wait):
+		h.t.Error("server did not stop")
+	}
+}
+
+func (h *harness) wsURL() string   { return "ws://" + h.addr }
+func (h *harness) httpURL() string { return "http://" + h.addr }
+
+// agentUp waits until the bridge lists id as READY with at least tools
+// capabilities.
+func (h *harness) agentUp(id string, tools int) bridge.AgentInfo {
+	h.t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		for _, a := range h.srv.Bridge().Agents("") {
+			if a.ID == id && a.Status == bridge.StatusReady && len(a.Capabilities) >= tools {
+				return a
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatalf("agent %s never came up: %+v", id, h.srv.Bridge().Agents(""))
+	return bridge.AgentInfo{}
+}
+
+// runAgent connects a reference agent of dialect d and waits until the
+// bridge knows its tools (bluelabel agents declare none).
+func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Agent {
+	h.t.Helper()
+	o := agent.Options{ID: id, Dialect: d}
+	for _, f := range opts {
+		f(&o)
+	}
+	a, err := agent.New(o)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = a.Connect(ctx, h.wsURL(), "")
+	}()
+	h.t.Cleanup(func() { cancel(); <-done })
+	tools := 1
+	if d == "bluelabel" {
+		tools = 0
+	}
+	h.agentUp(id, tools)
+	return a
+}
+
+// client is a raw WebSocket connection of one dialect: the test writes and
+// reads the dialect's JSON itself.
+type client struct {
+	t     testing.TB
+	c     *websocket.Conn
+	codec dialects.Codec
+	id    string
+}
+
+// dial connects a raw client of dialect d as the agent id ("" leaves it to
+// the first message).
+func (h *harness) dial(d, id string) *client {
+	h.t.Helper()
+	u := h.wsURL() + "/ws/" + d
+	if id != "" {
+		u += "?agent=" + id
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, u, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	c.SetReadLimit(-1)
+	h.t.Cleanup(func() { c.CloseNow() })
+	codec, _ := builtin.Default().Lookup(d)
+	if id != "" {
+		h.agentUp(id, 0)
+	}
+	return &client{t: h.t, c: c, codec: codec, id: id}
+}
+
+func (c *client) send(frame []byte) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := c.c.Write(ctx, websocket.MessageText, frame); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// recv returns the next message, failing the test after wait.
+func (c *client) recv() []byte {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, b, err := c.c.Read(ctx)
+	if err != nil {
+		c.t.Fatalf("%s: no message: %v", c.id, err)
+	}
+	return b
+}
+
+// encode writes env in the client's dialect.
+func (c *client) encode(env *canonical.Envelope) []byte {
+	c.t.Helper()
+	out, err := c.codec.Encode(nil, env, &dialects.EncodeContext{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if p := c.codec.Validate(out); len(p) > 0 {
+		c.t.Fatalf("test request of %s is invalid: %v\n%s", c.codec.Name(), p, out)
+	}
+	return out
+}
+
+// decode reads a message of the client's dialect, checking it is valid.
+func (c *client) decode(frame []byte) *canonical.Envelope {
+	c.t.Helper()
+	if p := c.codec.Validate(frame); len(p) > 0 {
+		c.t.Errorf("%s received an invalid message: %v\n%s", c.codec.Name(), p, frame)
+	}
+	env, err := c.codec.Decode(frame)
+	if err != nil {
+		c.t.Fatalf("%s received an undecodable message: %v\n%s", c.codec.Name(), err, frame)
+	}
+	return env
+}
+
+// request returns a request of dialect d from its requester to the agent
+// to, for the operation op, with a correlation id the test can follow: a
+// task id for bluelabel, a message id for the others.
+func request(d, to, op, args, id string) *canonical.Envelope {
+	env := &canonical.Envelope{
+		Act:       canonical.ActRequest,
+		Sender:    canonical.Party{ID: spellFor(d, requester(d))},
+		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: spellFor(d, to)},
+		Operation: canonical.Operation{Name: op},
+		Arguments: canonical.JSON(args),
+	}
+	if d == "bluelabel" {
+		env.TaskID = strings.ToUpper(id)
+	} else {
+		env.ID = id
+	}
+	return env
+}
+
+// spellFor writes an id as the alias file has dialect d write it.
+func spellFor(d, id string) string {
+	if d == "bluelabel" {
+		return strings.ToUpper(id)
+	}
+	return id
+}
+
+// syncBuffer is a bytes buffer safe for the logger and the test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var _ io.Writer = (*syncBuffer)(nil)

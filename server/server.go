@@ -1,0 +1,180 @@
+// Package server assembles a running bridge from a serve configuration:
+// the mapping files, the bridge core, its HTTP listener (WebSocket and HTTP
+// transports, /metrics, /healthz, /readyz) and the agents it reaches
+// itself (dial-outs, webhooks, stdio children).
+package server
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
+	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
+	"github.com/mcp-bridge/mcp-bridge/transports/ws"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+//go:embed serve.yaml
+var servePolicy []byte
+
+// ServePolicyFile names the run-time mapping rules in errors and listings.
+const ServePolicyFile = "server/serve.yaml"
+
+// Server is a configured bridge, ready to Run.
+type Server struct {
+	cfg    *config.Config
+	bridge *bridge.Bridge
+	log    *slog.Logger
+	mux    *http.ServeMux
+	ready  atomic.Bool
+}
+
+// New builds the server of cfg. Mapping files come in this order: the
+// embedded defaults, the run-time policy (serve.yaml), the config's
+// mapping files, then extra (the --mapping flags).
+func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	m, err := mappings.Defaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Add(ServePolicyFile, servePolicy); err != nil {
+		return nil, err
+	}
+	for _, f := range append(append([]string(nil), cfg.Mappings...), extra...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("mapping file: %w", err)
+		}
+		if err := m.Add(f, data); err != nil {
+			return nil, err
+		}
+	}
+	reg, err := builtin.Registry(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckDialects(reg.Names()); err != nil {
+		return nil, err
+	}
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	b, err := bridge.New(bridge.Options{
+		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
+		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout,
+		Logger: log, Metrics: metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range cfg.Agents {
+		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: a.Tools, Subscribe: a.Subscribe})
+	}
+	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
+	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
+	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	return s, nil
+}
+
+// Bridge returns the server's bridge core.
+func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
+
+// Handler returns the server's HTTP routes.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Listen opens the configured listener.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
+	}
+	return ln, nil
+}
+
+// Run serves on ln and reaches the agents the bridge connects to itself,
+// until ctx ends; then it stops accepting, closes the connections and stops
+// the stdio children.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: httpapi.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	agentsCtx, stopAgents := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	if err := s.reachAgents(agentsCtx, &wg); err != nil {
+		stopAgents()
+		hs.Close()
+		return err
+	}
+	s.ready.Store(true)
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	s.ready.Store(false)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdownCtx)
+	stopAgents()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// reachAgents starts what the bridge does for agents that do not connect
+// in: dial-outs, webhooks and stdio children.
+func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
+	b := s.bridge
+	for _, a := range s.cfg.Agents {
+		switch a.Reach {
+		case config.ReachWebSocket:
+			d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
+				BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log}
+			wg.Go(func() { d.Run(ctx) })
+		case config.ReachWebhook:
+			sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token},
+				bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL})
+			if err != nil {
+				return fmt.Errorf("agent %s: %w", a.ID, err)
+			}
+			wg.Go(func() { <-ctx.Done(); sess.Detach() })
+		case config.ReachStdio:
+			sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
+				Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+			wg.Go(func() {
+				if err := sup.Run(ctx); err != nil {
+					s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
+				}
+			})
+		}
+	}
+	return nil
+}

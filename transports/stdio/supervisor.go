@@ -1,0 +1,138 @@
+package stdio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// Supervisor runs one stdio agent until its context ends.
+type Supervisor struct {
+	b        *bridge.Bridge
+	spec     Spec
+	log      *slog.Logger
+	restarts atomic.Int64
+}
+
+// New returns a supervisor that runs the agent spec describes on b.
+func New(b *bridge.Bridge, s Spec) *Supervisor {
+	s = s.withDefaults()
+	return &Supervisor{b: b, spec: s, log: s.Logger.With("agent", s.ID)}
+}
+
+// Restarts returns how many times the child was started again after it
+// exited, counting each restart once it was attached to the bridge.
+func (s *Supervisor) Restarts() int { return int(s.restarts.Load()) }
+
+// Run starts the agent's command, attaches it to the bridge and keeps it
+// running: a child that exits is detached and started again after a
+// backoff. When ctx ends, Run stops the child and returns nil.
+//
+// Run returns an error, leaving no child running, when the spec cannot
+// work: no id or command, a command that cannot be started the first time,
+// or an attachment the bridge refuses (an unknown dialect, a wrong token).
+// A command that cannot be started again later is logged and retried with
+// the backoff. Run is meant to be called once.
+func (s *Supervisor) Run(ctx context.Context) error {
+	spec := s.spec
+	switch {
+	case spec.ID == "":
+		return errors.New("stdio: the agent has no id")
+	case len(spec.Command) == 0:
+		return fmt.Errorf("stdio: agent %s has no command", spec.ID)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	wait := newBackoff(spec.BackoffMin, spec.BackoffMax)
+	for restart := false; ; restart = true {
+		var ran time.Duration
+		c, err := startChild(spec)
+		switch {
+		case err != nil && !restart:
+			return fmt.Errorf("stdio: agent %s: %w", spec.ID, err)
+		case err != nil:
+			s.log.Error("agent did not start", "error", err)
+		default:
+			if ran, err = s.serve(ctx, c, restart); err != nil {
+				return err
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		d := wait.after(ran)
+		s.log.Info("agent restarting", "in", d)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// serve attaches the running child c to the bridge and carries its
+// messages until it exits or ctx ends, when it is stopped. It returns how
+// long the child ran; an error only when the bridge refused it.
+func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Duration, error) {
+	spec := s.spec
+	l := newLink(c.stdin)
+	sess, err := s.b.Attach(l, bridge.AttachOptions{
+		Dialect: spec.Dialect,
+		AgentID: spec.ID,
+		Token:   spec.Token,
+		Remote:  "stdio:" + spec.Command[0],
+	})
+	if err != nil {
+		if serr := c.stop(l, spec.StopGrace); serr != nil {
+			s.log.Warn("agent not stopped cleanly", "pid", c.pid(), "error", serr)
+		}
+		c.closeOutput()
+		s.log.Warn("agent refused by the bridge and stopped", "pid", c.pid(), "error", err)
+		return 0, fmt.Errorf("stdio: agent %s: attach: %w", spec.ID, err)
+	}
+	if restart {
+		s.restarts.Add(1)
+	}
+	s.log.Info("agent started", "pid", c.pid(), "command", spec.Command[0])
+	framesDone := make(chan struct{})
+	go func() {
+		defer close(framesDone)
+		s.readFrames(c.stdout, sess)
+	}()
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		s.logStderr(c.stderr, c.pid())
+	}()
+
+	level := slog.LevelInfo
+	select {
+	case <-ctx.Done():
+		if err := c.stop(l, spec.StopGrace); err != nil {
+			s.log.Warn("agent not stopped cleanly", "pid", c.pid(), "error", err)
+		}
+	case <-c.exited:
+		l.shut()
+		level = slog.LevelWarn // it was not asked to
+	}
+	ran := time.Since(c.started)
+	// What the child wrote before it exited is still delivered; a process
+	// it left behind holding the pipes open is cut off after StopGrace.
+	cut := time.Now().Add(spec.StopGrace)
+	_ = c.stdout.SetReadDeadline(cut)
+	_ = c.stderr.SetReadDeadline(cut)
+	<-framesDone
+	<-stderrDone
+	sess.Detach()
+	c.closeOutput()
+	s.log.Log(context.Background(), level, "agent exited", "pid", c.pid(), "status", c.status(), "ran", ran.Round(time.Millisecond))
+	return ran, nil
+}

@@ -1,0 +1,19 @@
+package ws
+
+import (
+	"context"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// link delivers the bridge's messages over one WebSocket connection.
+type link struct{ c *websocket.Conn }
+
+// Send writes one text message; coder/websocket serialises concurrent
+// writers.
+func (l link) Send(ctx context.Context, out bridge.Outbound) error {
+	return l.c.Write(ctx, websocket.MessageText, out.Frame)
+}
+
+func (link) Transport() string { return "websocket" }

@@ -1,0 +1,54 @@
+package ws
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// hardLimitFactor bounds what a connection may send in one message: a
+// message over MaxFrame is read to its end, answered with a too-large error
+// and the connection carries on, but one over this many times MaxFrame
+// closes the connection (StatusMessageTooBig) rather than be drained.
+const hardLimitFactor = 16
+
+// serve reads messages from c into s until the connection ends.
+func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int) error {
+	c.SetReadLimit(int64(max) * hardLimitFactor)
+	var buf bytes.Buffer
+	for {
+		_, r, err := c.Reader(ctx)
+		if err != nil {
+			return err
+		}
+		buf.Reset()
+		n, err := buf.ReadFrom(io.LimitReader(r, int64(max)+1))
+		if err != nil {
+			return err
+		}
+		if n > int64(max) {
+			rest, err := io.Copy(io.Discard, r)
+			if err != nil {
+				return err
+			}
+			s.Oversize(int(n + rest))
+			continue
+		}
+		// Receive keeps the frame: it gets its own copy of the buffer.
+		s.Receive(bytes.Clone(buf.Bytes()))
+	}
+}
+
+// closedNormally reports whether err is the end of a connection rather
+// than a failure worth logging.
+func closedNormally(err error) bool {
+	switch websocket.CloseStatus(err) {
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+		return true
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)
+}

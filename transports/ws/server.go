@@ -1,0 +1,79 @@
+package ws
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/transports"
+)
+
+// Handler accepts agents' WebSocket connections for the bridge at
+// /ws/{dialect} and /ws. The agent may name itself with ?agent=ID and
+// present its token as "Authorization: Bearer T" or ?token=T; otherwise
+// its first message's sender introduces it.
+type Handler struct {
+	Bridge *bridge.Bridge
+	Logger *slog.Logger
+	// OriginPatterns are the browser origins allowed besides the host's
+	// own (coder/websocket AcceptOptions.OriginPatterns).
+	OriginPatterns []string
+}
+
+// Register adds the handler's routes to mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.Handle("GET /ws", h)
+	mux.Handle("GET /ws/{dialect}", h)
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	opts := bridge.AttachOptions{
+		Dialect: r.PathValue("dialect"),
+		AgentID: r.URL.Query().Get("agent"),
+		Token:   transports.Token(r),
+		Remote:  r.RemoteAddr,
+	}
+	if opts.AgentID != "" && opts.Dialect == "" {
+		http.Error(w, "ws: ?agent= needs the dialect in the path: /ws/{dialect}?agent=ID", http.StatusBadRequest)
+		return
+	}
+	if opts.Dialect != "" {
+		if _, ok := h.Bridge.Registry().Lookup(opts.Dialect); !ok {
+			http.Error(w, "ws: unknown dialect "+opts.Dialect, http.StatusNotFound)
+			return
+		}
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: h.OriginPatterns})
+	if err != nil {
+		return // Accept has answered the client
+	}
+	defer c.CloseNow()
+	s, err := h.Bridge.Attach(link{c}, opts)
+	if err != nil {
+		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
+		return
+	}
+	defer s.Detach()
+	if err := serve(r.Context(), c, s, h.Bridge.MaxFrame()); !closedNormally(err) {
+		h.logger().Info("websocket connection ended", "remote", r.RemoteAddr, "agent", s.AgentID(), "error", err)
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+}
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger != nil {
+		return h.Logger
+	}
+	return slog.Default()
+}
+
+// truncate fits a close reason into a control frame (123 bytes).
+func truncate(s string) string {
+	const max = 123
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "")
+}
