@@ -61,6 +61,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./dialects/$$d || exit $$?; \
 	done
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

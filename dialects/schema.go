@@ -24,7 +24,9 @@ type Schema struct {
 
 	once sync.Once
 	sch  *jsonschema.Schema
-	err  error
+	// shape is what sch can read of a message.
+	shape *shape
+	err   error
 }
 
 // NewSchema returns the schema of a dialect from its document.
@@ -49,7 +51,9 @@ func (s *Schema) compile() {
 	s.sch, s.err = c.Compile(url)
 	if s.err != nil {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
+		return
 	}
+	s.shape = shapeOf(s.sch)
 }
 
 // Err reports whether the schema compiles.
@@ -71,14 +75,20 @@ func (s *Schema) Check(msg []byte) []Problem {
 		// member names could become one.
 		return []Problem{{Message: "not valid UTF-8"}}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(msg))
-	if err != nil {
-		return []Problem{{Message: "not valid JSON: " + err.Error()}}
-	}
 	// A member given twice is read differently by different parsers (gjson
 	// takes the first, most others the last): such a message is not valid.
-	dups := DuplicateMembers(msg)
-	err = s.sch.Validate(inst)
+	inst, dups, ok := readInstance(msg, s.shape)
+	if !ok {
+		// Not JSON, or nested past encoding/json's limit: encoding/json
+		// words the refusal.
+		var err error
+		inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(msg))
+		if err != nil {
+			return []Problem{{Message: "not valid JSON: " + err.Error()}}
+		}
+		dups = DuplicateMembers(msg)
+	}
+	err := s.sch.Validate(inst)
 	if err == nil {
 		return dups
 	}
