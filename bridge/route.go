@@ -120,14 +120,17 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 			*f = token
 		}
 	}
+	// The accept goes first: the receiver may answer before this
+	// goroutine would get to it, and an accept after the result would
+	// confuse the requester. Should delivery then fail, the failure follows
+	// the accept.
+	if b.absorbsAccept(t.session.Dialect(), from) {
+		b.acknowledge(p)
+	}
 	if err := b.send(from, &out, t.session, false); err != nil {
 		if b.pending.take(p) {
 			b.reply(p, err)
 		}
-		return Receipt{Awaiting: p.requester == s}
-	}
-	if b.absorbsAccept(t.session.Dialect(), from) {
-		b.acknowledge(p)
 	}
 	return Receipt{Awaiting: p.requester == s}
 }
@@ -187,8 +190,8 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 	b.metrics.requestDone(p, time.Since(p.start))
 }
 
-// acknowledge tells p's requester its request was delivered (an accept),
-// for a receiver whose dialect has no accept of its own.
+// acknowledge tells p's requester its request is being delivered (an
+// accept), for a receiver whose dialect has no accept of its own.
 func (b *Bridge) acknowledge(p *pending) {
 	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.receiver.id}}
 	p.restore(env)

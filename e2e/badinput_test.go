@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -128,4 +130,31 @@ func sameClass(d string, reply *canonical.Envelope, want canonical.ErrorCode) bo
 	}
 	back, err := codec.Decode(frame)
 	return err == nil && back.Error != nil && back.Error.Code == reply.Error.Code
+}
+
+// TestUndetectable: on /ws the dialect comes from the first message; one
+// no dialect recognises gets a plain JSON error, and the next one that is
+// recognisable binds the connection to its dialect.
+func TestUndetectable(t *testing.T) {
+	h := start(t, nil)
+	h.runAgent("fuse", responder("fuse"))
+	c := h.dial("swarm", "")
+	c.c.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, h.wsURL()+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	c.c = conn
+	c.send([]byte(`{"hello":"world"}`))
+	if got := gjson.ParseBytes(c.recv()); got.Get("error.code").String() != "invalid-message" || !strings.Contains(got.Get("error.message").String(), "no dialect recognises") {
+		t.Errorf("undetectable message answered %s", got.Raw)
+	}
+	c.send(c.encode(request("swarm", "fuse-agent", "echo", `{"k":"v"}`, "detected")))
+	frame := c.recv()
+	if gjson.GetBytes(frame, "correlation_id").String() != "detected" || gjson.GetBytes(frame, "message_type").String() != "response" {
+		t.Errorf("after detection: %s", frame)
+	}
 }

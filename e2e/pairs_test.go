@@ -50,15 +50,24 @@ func TestPairs(t *testing.T) {
 				c.send(c.encode(request(from, responder(to), "add", args, id)))
 				var reply *canonical.Envelope
 				var frame []byte
+				accepted := false
 				for {
 					frame = c.recv()
 					reply = c.decode(frame)
 					if reply.Act != canonical.ActAccept {
 						break
 					}
+					accepted = true
 					if from != "elizaacl" {
 						t.Errorf("only elizaacl has an accept; %s got one: %s", from, frame)
 					}
+					if got := correlation(from, frame); got != want {
+						t.Errorf("the accept answers %q, want %q", got, want)
+					}
+				}
+				// The bridge accepts for agents whose dialect has no accept.
+				if from == "elizaacl" && to != "elizaacl" && !accepted {
+					t.Errorf("no TASK_ACCEPT before the result from a %s agent", to)
 				}
 				if got := correlation(from, frame); got != want {
 					t.Errorf("correlation = %q, want %q\n%s", got, want, frame)
