@@ -27,6 +27,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// WriteTimeout bounds one delivery to a link (default 5 s).
 	WriteTimeout time.Duration
+	// DecodeOnly skips checking each message against its dialect's schema
+	// and rules: only the decoder's checks apply (JSON, the types of the
+	// fields it reads, vocabulary words). Faster, for trusted agents.
+	DecodeOnly bool
 	// Logger receives one line per message received and sent (default:
 	// slog.Default()).
 	Logger *slog.Logger
@@ -51,6 +55,7 @@ type Bridge struct {
 	maxFrame     int
 	timeout      time.Duration
 	writeTimeout time.Duration
+	decodeOnly   bool
 	log          *slog.Logger
 	metrics      *metrics
 	redactor     redactor
@@ -74,6 +79,7 @@ func New(opts Options) (*Bridge, error) {
 		maxFrame:     opts.MaxFrame,
 		timeout:      opts.RequestTimeout,
 		writeTimeout: opts.WriteTimeout,
+		decodeOnly:   opts.DecodeOnly,
 		log:          opts.Logger,
 		agents:       map[string]*agent{},
 		pending:      newPendingTable(),

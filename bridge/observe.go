@@ -10,27 +10,22 @@ import (
 
 // received logs a message read from s and counts it.
 func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
-	dialect := s.Dialect()
+	in, _, dialect := s.loggers()
 	if env.Act == canonical.ActNeedsInput {
 		b.redactor.learn(env)
 	}
 	b.metrics.received.WithLabelValues(dialect, string(env.Act)).Inc()
-	if !b.log.Enabled(context.Background(), slog.LevelInfo) {
+	if !in.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	attrs := []slog.Attr{
-		slog.String("dialect", dialect),
-		slog.String("transport", s.link.Transport()),
-		slog.String("sender", env.Sender.ID),
-		slog.String("act", string(env.Act)),
-		slog.Int("bytes", len(frame)),
-	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs, slog.String("sender", env.Sender.ID), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
 	attrs = b.appendMessage(appendIDs(attrs, env), frame)
-	b.log.LogAttrs(context.Background(), slog.LevelInfo, "received", attrs...)
+	in.LogAttrs(context.Background(), slog.LevelInfo, "received", attrs...)
 }
 
 // sent logs a message delivered to the session to and counts it.
-func (b *Bridge) sent(from string, env *canonical.Envelope, to *Session, dialect string, a *agent, frame []byte) {
+func (b *Bridge) sent(from string, env *canonical.Envelope, to *Session, a *agent, frame []byte) {
 	dest := "anonymous"
 	if a != nil {
 		dest = a.id
@@ -40,19 +35,43 @@ func (b *Bridge) sent(from string, env *canonical.Envelope, to *Session, dialect
 		source = b.canonicalID(from, source)
 	}
 	b.metrics.messages.WithLabelValues(source, dest, string(env.Act)).Inc()
-	if !b.log.Enabled(context.Background(), slog.LevelInfo) {
+	_, out, _ := to.loggers()
+	if !out.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
-	attrs := []slog.Attr{
-		slog.String("dialect", dialect),
-		slog.String("transport", to.link.Transport()),
-		slog.String("sender", source),
-		slog.String("receiver", dest),
-		slog.String("act", string(env.Act)),
-		slog.Int("bytes", len(frame)),
-	}
+	attrs := make([]slog.Attr, 0, 10)
+	attrs = append(attrs, slog.String("sender", source), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
 	attrs = b.appendMessage(appendIDs(attrs, env), frame)
-	b.log.LogAttrs(context.Background(), slog.LevelInfo, "sent", attrs...)
+	out.LogAttrs(context.Background(), slog.LevelInfo, "sent", attrs...)
+}
+
+// sessionLogs are a session's loggers, its own attributes rendered once:
+// in for what it sends the bridge, out for what the bridge sends it.
+type sessionLogs struct {
+	dialect, agent string
+	in, out        *slog.Logger
+}
+
+// loggers returns the session's loggers and dialect, made again when the
+// dialect or the agent it speaks for became known.
+func (s *Session) loggers() (in, out *slog.Logger, dialect string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.codec != nil {
+		dialect = s.codec.Name()
+	}
+	agent := "anonymous"
+	if s.agent != nil {
+		agent = s.agent.id
+	}
+	l := &s.logs
+	if l.in == nil || l.dialect != dialect || l.agent != agent {
+		base := s.b.log.With(slog.String("dialect", dialect), slog.String("transport", s.link.Transport()))
+		l.dialect, l.agent = dialect, agent
+		l.in = base
+		l.out = base.With(slog.String("receiver", agent))
+	}
+	return l.in, l.out, dialect
 }
 
 // appendIDs adds the message's ids that are set.

@@ -326,6 +326,6 @@ func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final b
 		}
 		return &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("delivery to %s failed: %v", id, err)}
 	}
-	b.sent(from, env, to, codec.Name(), a, res.Output)
+	b.sent(from, env, to, a, res.Output)
 	return nil
 }

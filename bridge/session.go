@@ -22,6 +22,7 @@ type Session struct {
 	codec  dialects.Codec // nil until the dialect is known
 	agent  *agent         // the agent it speaks for; nil until bound
 	closed bool
+	logs   sessionLogs
 }
 
 // Receipt says what became of one received frame.
@@ -169,7 +170,7 @@ func (s *Session) Receive(frame []byte) Receipt {
 	if err != nil {
 		return s.refuse(nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()})
 	}
-	if problems := codec.Validate(frame); len(problems) > 0 {
+	if problems := b.validate(codec, frame); len(problems) > 0 {
 		return s.refuse(env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()})
 	}
 	if env.Receiver.Kind == canonical.AddressAgent && strings.EqualFold(env.Receiver.ID, dialects.Unknown) {
@@ -186,6 +187,15 @@ func (s *Session) Receive(frame []byte) Receipt {
 	r := b.dispatch(s, env)
 	b.metrics.handled(time.Since(start))
 	return r
+}
+
+// validate checks frame against its dialect's schema and rules, unless the
+// bridge trusts the decoder alone.
+func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem {
+	if b.decodeOnly {
+		return nil
+	}
+	return codec.Validate(frame)
 }
 
 // Oversize answers a frame of size bytes that exceeds the limit; transports

@@ -19,6 +19,7 @@ const (
 	DefaultMaxFrame       = 1 << 20 // bytes
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWriteTimeout   = 5 * time.Second
+	DefaultValidate       = "schema"
 	DefaultBackoffMin     = 100 * time.Millisecond
 	DefaultBackoffMax     = 10 * time.Second
 )
@@ -33,6 +34,7 @@ type Config struct {
 	MaxFrame       int           // the largest message accepted, in bytes
 	RequestTimeout time.Duration // how long a request waits for its reply, unless the message says
 	WriteTimeout   time.Duration // how long one delivery may block
+	Validate       string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
 	Mappings       []string      // mapping files, joined to the config file's directory
 	LogLevel       slog.Level
 	Agents         []Agent

@@ -19,6 +19,7 @@ bridge_id: gateway
 max_frame: 64KiB
 request_timeout: 1m30s
 write_timeout: 250ms
+validate: decode
 mappings: [site.yaml, ../shared/team.yaml, /opt/maps/global.yaml]
 log:
   level: debug
@@ -66,18 +67,19 @@ func TestParseEveryKey(t *testing.T) {
 		MaxFrame:       64 << 10,
 		RequestTimeout: 90 * time.Second,
 		WriteTimeout:   250 * time.Millisecond,
+		Validate:       "decode",
 		Mappings:       []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:       slog.LevelDebug,
 		File:           "/etc/bridge/serve.yaml",
 		Agents: []Agent{
-			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 10}),
+			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 11}),
 			{ID: "JULES", Dialect: "swarm", Tools: []string{"debug_code", "lint"}, Reach: ReachWebSocket,
-				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 14},
-			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 19}),
+				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 15},
+			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 20}),
 			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
 				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
-				BackoffMax: time.Minute, Line: 22}),
-			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 28}),
+				BackoffMax: time.Minute, Line: 23}),
+			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 29}),
 		},
 	}
 	for i := range c.Agents {

@@ -37,7 +37,7 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, validate, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -46,6 +46,7 @@ func (d *decoder) decode(data []byte) *Config {
 		MaxFrame:       DefaultMaxFrame,
 		RequestTimeout: DefaultRequestTimeout,
 		WriteTimeout:   DefaultWriteTimeout,
+		Validate:       DefaultValidate,
 		LogLevel:       slog.LevelInfo,
 		File:           d.file,
 	}
@@ -104,6 +105,15 @@ func (d *decoder) decode(data []byte) *Config {
 			d.duration(v, "request_timeout", &c.RequestTimeout)
 		case "write_timeout":
 			d.duration(v, "write_timeout", &c.WriteTimeout)
+		case "validate":
+			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
+				switch s {
+				case "schema", "decode":
+					c.Validate = s
+				default:
+					d.fail(v.Line, "validate", "%q is not schema or decode", s)
+				}
+			}
 		case "mappings":
 			c.Mappings = d.mappings(v)
 		case "log":

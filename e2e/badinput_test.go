@@ -158,3 +158,23 @@ func TestUndetectable(t *testing.T) {
 		t.Errorf("after detection: %s", frame)
 	}
 }
+
+// TestDecodeOnly: with validate: decode, a message its schema refuses but
+// its decoder reads is routed; malformed JSON is still answered.
+func TestDecodeOnly(t *testing.T) {
+	cfg := config.Default()
+	cfg.Validate = "decode"
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	c := h.dial("swarm", requester("swarm"))
+	good := c.encode(request("swarm", responder("fuse"), "echo", `{"n":7}`, "lenient"))
+	bad, missing := invalidButDecodable(t, c.codec, good)
+	c.send(bad)
+	if reply := c.decode(c.recv()); reply.Act != canonical.ActResult {
+		t.Errorf("without %s, decode-only answered %s %+v", missing, reply.Act, reply.Error)
+	}
+	c.send([]byte(`{"message_type":`))
+	if reply := c.decode(c.recv()); reply.Error == nil || !strings.Contains(reply.Error.Message, "not valid JSON") {
+		t.Errorf("malformed JSON under decode-only: %+v", reply.Error)
+	}
+}

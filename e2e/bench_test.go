@@ -137,11 +137,13 @@ func swarmShaped(msg []byte) []byte {
 	return msg
 }
 
-// bridgeHop starts the bridge and returns the requester's and responder's
-// URLs.
-func bridgeHop(tb testing.TB) (string, string) {
+// bridgeHop starts the bridge, validating as validate says, and returns
+// the requester's and responder's URLs. It logs at info level, the
+// default, into io.Discard.
+func bridgeHop(tb testing.TB, validate string) (string, string) {
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
+	cfg.Validate = validate
 	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
@@ -243,7 +245,11 @@ func BenchmarkHop(b *testing.B) {
 		benchRoundTrip(b, u+"/a", u+"/b")
 	})
 	b.Run("bridge", func(b *testing.B) {
-		req, resp := bridgeHop(b)
+		req, resp := bridgeHop(b, "schema")
+		benchRoundTrip(b, req, resp)
+	})
+	b.Run("bridge-decode", func(b *testing.B) {
+		req, resp := bridgeHop(b, "decode")
 		benchRoundTrip(b, req, resp)
 	})
 }
@@ -255,7 +261,11 @@ func BenchmarkOneWay(b *testing.B) {
 		benchOneWay(b, u+"/a", u+"/b")
 	})
 	b.Run("bridge", func(b *testing.B) {
-		req, resp := bridgeHop(b)
+		req, resp := bridgeHop(b, "schema")
+		benchOneWay(b, req, resp)
+	})
+	b.Run("bridge-decode", func(b *testing.B) {
+		req, resp := bridgeHop(b, "decode")
 		benchOneWay(b, req, resp)
 	})
 }

@@ -78,7 +78,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
-		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout,
+		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		Logger: log, Metrics: metrics,
 	})
 	if err != nil {
