@@ -27,6 +27,11 @@ type Options struct {
 	RequestTimeout time.Duration
 	// WriteTimeout bounds one delivery to a link (default 5 s).
 	WriteTimeout time.Duration
+	// QueuePerAgent bounds the messages waiting for one agent (default
+	// 1000); QueueTotal those waiting for all agents together (default
+	// 100000). A message over either bound is refused to its sender with a
+	// retryable unavailable error.
+	QueuePerAgent, QueueTotal int
 	// DecodeOnly skips checking each message against its dialect's schema
 	// and rules: only the decoder's checks apply (JSON, the types of the
 	// fields it reads, vocabulary words). Faster, for trusted agents.
@@ -44,6 +49,8 @@ const (
 	DefaultMaxFrame       = 1 << 20
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWriteTimeout   = 5 * time.Second
+	DefaultQueuePerAgent  = 1000
+	DefaultQueueTotal     = 100000
 )
 
 // Bridge routes messages between the agents attached to it.
@@ -56,9 +63,12 @@ type Bridge struct {
 	timeout      time.Duration
 	writeTimeout time.Duration
 	decodeOnly   bool
-	log          *slog.Logger
-	metrics      *metrics
-	redactor     redactor
+	// The outbound queues' bounds, and how many messages all of them hold.
+	queuePerAgent, queueTotal int
+	queued                    atomic.Int64
+	log                       *slog.Logger
+	metrics                   *metrics
+	redactor                  redactor
 
 	mu      sync.RWMutex
 	agents  map[string]*agent // by canonical id
@@ -72,17 +82,19 @@ func New(opts Options) (*Bridge, error) {
 		return nil, errors.New("bridge: Options need a Registry and Mappings")
 	}
 	b := &Bridge{
-		id:           opts.ID,
-		reg:          opts.Registry,
-		maps:         opts.Mappings,
-		tr:           &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings},
-		maxFrame:     opts.MaxFrame,
-		timeout:      opts.RequestTimeout,
-		writeTimeout: opts.WriteTimeout,
-		decodeOnly:   opts.DecodeOnly,
-		log:          opts.Logger,
-		agents:       map[string]*agent{},
-		pending:      newPendingTable(),
+		id:            opts.ID,
+		reg:           opts.Registry,
+		maps:          opts.Mappings,
+		tr:            &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings},
+		maxFrame:      opts.MaxFrame,
+		timeout:       opts.RequestTimeout,
+		writeTimeout:  opts.WriteTimeout,
+		decodeOnly:    opts.DecodeOnly,
+		queuePerAgent: opts.QueuePerAgent,
+		queueTotal:    opts.QueueTotal,
+		log:           opts.Logger,
+		agents:        map[string]*agent{},
+		pending:       newPendingTable(),
 	}
 	if b.id == "" {
 		b.id = DefaultID
@@ -95,6 +107,12 @@ func New(opts Options) (*Bridge, error) {
 	}
 	if b.writeTimeout <= 0 {
 		b.writeTimeout = DefaultWriteTimeout
+	}
+	if b.queuePerAgent <= 0 {
+		b.queuePerAgent = DefaultQueuePerAgent
+	}
+	if b.queueTotal <= 0 {
+		b.queueTotal = DefaultQueueTotal
 	}
 	if b.log == nil {
 		b.log = slog.Default()

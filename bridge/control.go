@@ -169,7 +169,7 @@ func (b *Bridge) answerSender(s *Session, env *canonical.Envelope, from string, 
 	if env.Sender.ID != "" {
 		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.canonicalID(from, env.Sender.ID)}
 	}
-	if err := b.send("", reply, s, true); err != nil {
+	if err := b.send("", reply, s, true, b.unsent("bridge answer", s, reply)); err != nil {
 		b.log.Warn("bridge answer not delivered", "dialect", from, "act", reply.Act, "error", err.Message)
 	}
 }

@@ -141,19 +141,15 @@ func (t *pendingTable) takeReceiver(a *agent) []*pending {
 	return out
 }
 
-// forgetRequester drops and returns the open requests of a session that
-// went away.
-func (t *pendingTable) forgetRequester(s *Session) []*pending {
+// forgetRequester drops the open requests of a session that went away.
+func (t *pendingTable) forgetRequester(s *Session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []*pending
 	for _, p := range t.byToken {
 		if p.requester == s {
 			t.removeLocked(p)
-			out = append(out, p)
 		}
 	}
-	return out
 }
 
 // count returns the number of open requests.

@@ -15,6 +15,7 @@ type metrics struct {
 	duration    *prometheus.HistogramVec // agent_request_duration{source,dest}
 	errors      *prometheus.CounterVec   // agent_errors_total{source,error_type}
 	queue       *prometheus.GaugeVec     // agent_queue_size{agent_id}
+	expired     prometheus.Counter       // bridge_messages_expired_total
 	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
 	handling    prometheus.Histogram     // bridge_message_handling_seconds
 	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
@@ -35,8 +36,11 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 			Name: "agent_errors_total", Help: "Error replies made by the bridge, by the agent answered and canonical error code.",
 		}, []string{"source", "error_type"}),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "agent_queue_size", Help: "Requests delivered to an agent and not yet answered.",
+			Name: "agent_queue_size", Help: "Messages waiting in an agent's outbound queue.",
 		}, []string{"agent_id"}),
+		expired: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bridge_messages_expired_total", Help: "Messages dropped undelivered because their time ran out while queued.",
+		}),
 		received: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "bridge_messages_received_total", Help: "Messages received and understood, by dialect and canonical act.",
 		}, []string{"dialect", "type"}),
@@ -57,7 +61,7 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.received, m.handling, m.status, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}
@@ -73,12 +77,18 @@ func (m *metrics) errored(source string, code canonical.ErrorCode) {
 
 func (m *metrics) requestDone(p *pending, d time.Duration) {
 	m.duration.WithLabelValues(p.sender.ID, p.receiver.id).Observe(d.Seconds())
-	m.requestClosed(p)
 }
 
-func (m *metrics) requestClosed(p *pending) { m.queue.WithLabelValues(p.receiver.id).Dec() }
-
-func (m *metrics) requestOpened(p *pending) { m.queue.WithLabelValues(p.receiver.id).Inc() }
+// queued records the length of a session's outbound queue under its
+// agent's id.
+func (m *metrics) queued(s *Session, n int) {
+	if s.opts.Ephemeral {
+		return
+	}
+	if id := s.AgentID(); id != "" {
+		m.queue.WithLabelValues(id).Set(float64(n))
+	}
+}
 
 var statuses = []Status{StatusInitializing, StatusReady, StatusBusy, StatusUnavailable, StatusStopping, StatusStopped}
 

@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"context"
+	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -49,6 +49,9 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 			}
 		}
 	}
+	// The failure handler outlives the frame, whose memory env's strings
+	// share: keep a copy, not the frame.
+	source = strings.Clone(source)
 	var frame []byte
 	dialect := "auto"
 	if codec != nil {
@@ -65,10 +68,17 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	}
 	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
 	b.metrics.errored(source, e.Code)
-	ctx, cancel := context.WithTimeout(context.Background(), b.writeTimeout)
-	defer cancel()
-	if err := s.link.Send(ctx, Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace}); err != nil {
-		b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", err)
+	// The answer is queued like any message to the sender, but past the
+	// agent's bound: a sender whose queue is full must still hear why.
+	d := &delivery{
+		out:   Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
+		level: normalLevel, force: true,
+		failed: func(reason error) {
+			b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", reason.Error())
+		},
+	}
+	if err := s.out.put(d); err != nil {
+		d.fail(err)
 	}
 	return Receipt{Err: e}
 }

@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -90,7 +90,7 @@ func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) R
 	if isRequest(env.Act) {
 		return b.request(s, env, from, t)
 	}
-	if err := b.send(from, env, t.session, false); err != nil {
+	if err := b.send(from, env, t.session, false, b.unsent("message", t.session, env)); err != nil {
 		return s.refuse(env, err)
 	}
 	return Receipt{}
@@ -109,10 +109,7 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	token, replaced := b.pending.open(p, d, func() {
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
 	})
-	if replaced != nil {
-		b.metrics.requestClosed(replaced)
-	}
-	b.metrics.requestOpened(p)
+	_ = replaced // its token lives on in p; its timer is stopped
 	out := *env
 	out.ID = token
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
@@ -127,7 +124,17 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	if b.absorbsAccept(t.session.Dialect(), from) {
 		b.acknowledge(p)
 	}
-	if err := b.send(from, &out, t.session, false); err != nil {
+	failed := func(reason error) {
+		if !b.pending.take(p) {
+			return // answered or timed out already
+		}
+		code := canonical.ErrUnavailable
+		if errors.Is(reason, errExpired) {
+			code = canonical.ErrTimeout
+		}
+		b.fail(p, code, fmt.Sprintf("not delivered to %s: %v", t.agent.id, reason))
+	}
+	if err := b.send(from, &out, t.session, false, failed); err != nil {
 		if b.pending.take(p) {
 			b.reply(p, err)
 		}
@@ -160,7 +167,7 @@ func (b *Bridge) answersTo(s *Session) *Session {
 func (b *Bridge) answer(p *pending, from string, env *canonical.Envelope, final bool) {
 	out := *env
 	p.restore(&out)
-	if err := b.send(from, &out, p.requester, final); err != nil {
+	if err := b.send(from, &out, p.requester, final, b.unsent("answer", p.requester, env)); err != nil {
 		b.log.Warn("answer not delivered", "requester", p.sender.ID, "act", env.Act, "error", err.Message)
 	}
 	if final {
@@ -183,7 +190,7 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 		Error:   e,
 	}
 	p.restore(env)
-	if err := b.send("", env, p.requester, true); err != nil {
+	if err := b.send("", env, p.requester, true, b.unsent("error", p.requester, env)); err != nil {
 		b.log.Warn("error not delivered", "requester", p.sender.ID, "code", e.Code, "error", err.Message)
 	}
 	b.metrics.errored(p.sender.ID, e.Code)
@@ -195,7 +202,7 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 func (b *Bridge) acknowledge(p *pending) {
 	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.receiver.id}}
 	p.restore(env)
-	if err := b.send("", env, p.requester, false); err != nil {
+	if err := b.send("", env, p.requester, false, b.unsent("accept", p.requester, env)); err != nil {
 		b.log.Warn("accept not delivered", "requester", p.sender.ID, "error", err.Message)
 	}
 }
@@ -252,7 +259,7 @@ func (b *Bridge) fanout(from string, env *canonical.Envelope, ts []target) {
 	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
 	for _, t := range ts {
 		out := *env
-		if err := b.send(from, &out, t.session, false); err != nil {
+		if err := b.send(from, &out, t.session, false, b.unsent("event", t.session, env)); err != nil {
 			b.log.Warn("event not delivered", "receiver", t.agent.id, "error", err.Message)
 		}
 	}
@@ -299,8 +306,11 @@ func opName(dialect string, op canonical.Operation) string {
 }
 
 // send encodes env (decoded from the dialect from; "" for the bridge's own
-// messages) for the session to and delivers it.
-func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final bool) *canonical.Error {
+// messages) for the session to and queues it there. What goes wrong at
+// once (the receiver's dialect cannot express it, its queue is full) is
+// returned; what goes wrong later (the link fails, the message expires in
+// the queue) is told to failed, which may be nil.
+func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final bool, failed func(reason error)) *canonical.Error {
 	to.mu.Lock()
 	codec, a := to.codec, to.agent
 	to.mu.Unlock()
@@ -313,19 +323,46 @@ func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final b
 		return nil
 	}
 	b.lost(env, codec.Name(), res)
-	ctx, cancel := context.WithTimeout(context.Background(), b.writeTimeout)
-	defer cancel()
 	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace}
 	if env.Error != nil {
 		o.Code = env.Error.Code
 	}
-	if err := to.link.Send(ctx, o); err != nil {
+	logged := *env
+	d := &delivery{
+		out: o, level: levelOf(env.Priority), expires: expiryOf(env, time.Now()), failed: failed,
+		sent: func() { b.sent(from, &logged, to, a, res.Output) },
+	}
+	if err := to.out.put(d); err != nil {
 		id := env.Receiver.ID
 		if a != nil {
 			id = a.id
 		}
-		return &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("delivery to %s failed: %v", id, err)}
+		e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
+		if errors.Is(err, errQueueFull) {
+			yes := true
+			e.Retryable = &yes
+			e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, b.queuePerAgent)
+		}
+		return e
 	}
-	b.sent(from, env, to, a, res.Output)
 	return nil
+}
+
+// expiryOf returns when env stops being worth delivering: its ttl from
+// now, else its deadline; zero when it has neither.
+func expiryOf(env *canonical.Envelope, now time.Time) time.Time {
+	if env.TTL.Set && env.TTL.D > 0 {
+		return now.Add(env.TTL.D)
+	}
+	if t, ok := env.Deadline.Parse(); ok {
+		return t
+	}
+	return time.Time{}
+}
+
+// unsent returns a failure handler that logs what could not be delivered.
+func (b *Bridge) unsent(what string, to *Session, env *canonical.Envelope) func(error) {
+	return func(reason error) {
+		b.log.Warn(what+" not delivered", "receiver", to.AgentID(), "act", env.Act, "error", reason.Error())
+	}
 }

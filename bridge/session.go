@@ -23,6 +23,7 @@ type Session struct {
 	agent  *agent         // the agent it speaks for; nil until bound
 	closed bool
 	logs   sessionLogs
+	out    *outbox // what the bridge sends it, waiting for its link
 }
 
 // Receipt says what became of one received frame.
@@ -41,6 +42,7 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	s := &Session{b: b, link: l, opts: o}
+	s.out = newOutbox(b, s)
 	if o.Dialect != "" {
 		c, ok := b.reg.Lookup(o.Dialect)
 		if !ok {
@@ -50,9 +52,11 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	}
 	if o.AgentID != "" {
 		if s.codec == nil {
+			s.out.close()
 			return nil, errors.New("bridge: an agent bound at connect needs its dialect")
 		}
 		if e := s.bind(o.AgentID); e != nil {
+			s.out.close()
 			return nil, errors.New(e.Message)
 		}
 	}
@@ -143,9 +147,8 @@ func (s *Session) Detach() {
 		b.log.Info("agent disconnected", "agent", a.id, "dialect", a.dialect, "transport", s.link.Transport())
 		b.metrics.setStatus(a.id, StatusStopped)
 	}
-	for _, p := range b.pending.forgetRequester(s) {
-		b.metrics.requestClosed(p)
-	}
+	b.pending.forgetRequester(s)
+	s.out.close()
 	if gone {
 		for _, p := range b.pending.takeReceiver(a) {
 			b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.id))

@@ -20,6 +20,8 @@ const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultWriteTimeout   = 5 * time.Second
 	DefaultValidate       = "schema"
+	DefaultQueuePerAgent  = 1000   // messages waiting for one agent
+	DefaultQueueTotal     = 100000 // messages waiting for all agents
 	DefaultBackoffMin     = 100 * time.Millisecond
 	DefaultBackoffMax     = 10 * time.Second
 )
@@ -35,6 +37,8 @@ type Config struct {
 	RequestTimeout time.Duration // how long a request waits for its reply, unless the message says
 	WriteTimeout   time.Duration // how long one delivery may block
 	Validate       string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
+	QueuePerAgent  int           // bound of one agent's outbound queue
+	QueueTotal     int           // bound of all outbound queues together
 	Mappings       []string      // mapping files, joined to the config file's directory
 	LogLevel       slog.Level
 	Agents         []Agent

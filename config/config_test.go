@@ -68,6 +68,8 @@ func TestParseEveryKey(t *testing.T) {
 		RequestTimeout: 90 * time.Second,
 		WriteTimeout:   250 * time.Millisecond,
 		Validate:       "decode",
+		QueuePerAgent:  DefaultQueuePerAgent,
+		QueueTotal:     DefaultQueueTotal,
 		Mappings:       []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:       slog.LevelDebug,
 		File:           "/etc/bridge/serve.yaml",
@@ -249,5 +251,15 @@ func TestReachString(t *testing.T) {
 		if got := r.String(); got != want {
 			t.Errorf("%d: %q, want %q", r, got, want)
 		}
+	}
+}
+
+func TestQueue(t *testing.T) {
+	c, err := Parse("q.yaml", []byte("queue: {per_agent: 50, total: 500}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.QueuePerAgent != 50 || c.QueueTotal != 500 {
+		t.Errorf("queue %d/%d", c.QueuePerAgent, c.QueueTotal)
 	}
 }

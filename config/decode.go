@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, validate, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, validate, queue, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -47,6 +48,8 @@ func (d *decoder) decode(data []byte) *Config {
 		RequestTimeout: DefaultRequestTimeout,
 		WriteTimeout:   DefaultWriteTimeout,
 		Validate:       DefaultValidate,
+		QueuePerAgent:  DefaultQueuePerAgent,
+		QueueTotal:     DefaultQueueTotal,
 		LogLevel:       slog.LevelInfo,
 		File:           d.file,
 	}
@@ -114,6 +117,8 @@ func (d *decoder) decode(data []byte) *Config {
 					d.fail(v.Line, "validate", "%q is not schema or decode", s)
 				}
 			}
+		case "queue":
+			d.queue(v, c)
 		case "mappings":
 			c.Mappings = d.mappings(v)
 		case "log":
@@ -181,6 +186,37 @@ func (d *decoder) log(n *yaml.Node, c *Config) {
 			return
 		}
 		c.LogLevel = l
+	})
+}
+
+// queue reads the outbound queues' bounds: per_agent and total, positive
+// whole numbers.
+func (d *decoder) queue(n *yaml.Node, c *Config) {
+	if !d.mapping(n, "queue", "per_agent, total") {
+		return
+	}
+	d.pairs("queue.", n, func(k, v *yaml.Node) {
+		at := "queue." + k.Value
+		var dst *int
+		switch k.Value {
+		case "per_agent":
+			dst = &c.QueuePerAgent
+		case "total":
+			dst = &c.QueueTotal
+		default:
+			d.fail(k.Line, at, "unknown key (want per_agent, total)")
+			return
+		}
+		s, ok := d.scalar(v, at, "a positive whole number")
+		if !ok {
+			return
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			d.fail(v.Line, at, "%q is not a positive whole number", s)
+			return
+		}
+		*dst = n
 	})
 }
 

@@ -70,7 +70,7 @@ type harness struct {
 }
 
 // start runs a server for cfg (nil: the default config) with the alias
-// mapping file, logging into a buffer the test can search.
+// mapping file, logging at cfg's level into a buffer the test can search.
 func start(t testing.TB, cfg *config.Config) *harness {
 	t.Helper()
 	if cfg == nil {
@@ -83,7 +83,7 @@ func start(t testing.TB, cfg *config.Config) *harness {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	srv, err := server.New(cfg, []string{am}, log)
 	if err != nil {
 		t.Fatal(err)

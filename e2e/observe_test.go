@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/tidwall/gjson"
 )
 
@@ -14,7 +16,9 @@ import (
 // every message received and sent has one JSON log line with its ids, and
 // secrets never reach the log (fuse tokens, bluelabel sensitive inputs).
 func TestObservability(t *testing.T) {
-	h := start(t, nil)
+	cfg := config.Default()
+	cfg.LogLevel = slog.LevelDebug // the messages themselves are logged, redacted
+	h := start(t, cfg)
 	h.runAgent("swarm", responder("swarm"))
 	c := h.dial("fuse", requester("fuse"))
 	req := request("fuse", "swarm-agent", "echo", `{"api_key":"sk-live-123","note":"hi"}`, "obs-1")

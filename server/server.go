@@ -79,6 +79,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
+		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal,
 		Logger: log, Metrics: metrics,
 	})
 	if err != nil {

@@ -70,13 +70,12 @@ func (d *Dialer) once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer c.CloseNow()
 	s, err := d.Bridge.Attach(link{c}, bridge.AttachOptions{Dialect: d.Dialect, AgentID: d.AgentID, Token: d.Token, Remote: d.URL})
 	if err != nil {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return err
 	}
-	defer s.Detach()
+	defer func() { c.CloseNow(); s.Detach() }()
 	err = serve(ctx, c, s, d.Bridge.MaxFrame())
 	c.Close(websocket.StatusNormalClosure, "")
 	return err

@@ -49,13 +49,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the client
 	}
-	defer c.CloseNow()
 	s, err := h.Bridge.Attach(link{c}, opts)
 	if err != nil {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return
 	}
-	defer s.Detach()
+	// The connection goes first, so that a write to a peer that stopped
+	// reading ends at once and the session's queue can be failed.
+	defer func() { c.CloseNow(); s.Detach() }()
 	if err := serve(r.Context(), c, s, h.Bridge.MaxFrame()); !closedNormally(err) {
 		h.logger().Info("websocket connection ended", "remote", r.RemoteAddr, "agent", s.AgentID(), "error", err)
 	}

@@ -1,0 +1,231 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/tidwall/gjson"
+)
+
+// pad is the bulk of the flood messages: 64 KiB, so that a few dozen fill
+// a loopback socket's buffers and the rest wait in the bridge's queue.
+var pad = strings.Repeat("x", 64<<10)
+
+// collabEvent is a collab PUBLISH of id to the agent to.
+func collabEvent(c *client, to, id string, p canonical.Priority, ttl time.Duration, body string) []byte {
+	env := &canonical.Envelope{Act: canonical.ActEvent, ID: id, Sender: canonical.Party{ID: c.id},
+		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: to},
+		Operation: canonical.Operation{Name: "tick"}, Arguments: canonical.JSON(`{"pad":"` + body + `"}`), Priority: p}
+	if ttl > 0 {
+		env.TTL = canonical.Dur(ttl)
+	}
+	return c.encode(env)
+}
+
+// drainIDs reads from a stalled consumer until it has seen until, returning
+// the ids (message_id: the consumer speaks swarm) in arrival order.
+func drainIDs(c *client, until string) []string {
+	var ids []string
+	for {
+		id := gjson.GetBytes(c.recv(), "message_id").String()
+		ids = append(ids, id)
+		if id == until {
+			return ids
+		}
+	}
+}
+
+// probe sends a request to the fuse agent and returns every message c
+// received until its answer: what the bridge queued for c before it.
+func probe(c *client, id string) [][]byte {
+	c.t.Helper()
+	c.send(c.encode(request("collab", responder("fuse"), "echo", `{}`, id)))
+	var before [][]byte
+	for {
+		frame := c.recv()
+		if gjson.GetBytes(frame, "header.correlationId").String() == id && gjson.GetBytes(frame, "body.status").String() == "SUCCESS" {
+			return before
+		}
+		before = append(before, frame)
+	}
+}
+
+// TestSlowConsumer: an agent that stops reading holds up only its own
+// queue; requests between other agents are answered meanwhile.
+func TestSlowConsumer(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	stalled := h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	for i := range 300 {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("flood-%d", i), 0, 0, pad))
+	}
+	if refused := probe(a, "while-stalled"); len(refused) > 0 {
+		t.Errorf("the flood was refused: %s", refused[0])
+	}
+	// The stalled agent then gets everything, in order.
+	ids := drainIDs(stalled, "flood-299")
+	if len(ids) != 300 || ids[0] != "flood-0" {
+		t.Errorf("the stalled agent got %d messages, first %s", len(ids), ids[0])
+	}
+}
+
+// TestQueueFull: past its queue's bound a sender is refused with a
+// retryable error in its dialect, and nothing accepted is lost.
+func TestQueueFull(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	cfg.QueuePerAgent = 8
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	stalled := h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	const n = 400
+	for i := range n {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("f-%d", i), 0, 0, pad))
+	}
+	refused := map[string]bool{}
+	for _, frame := range probe(a, "after-flood") {
+		env := a.decode(frame)
+		if env.Error == nil || env.Error.Code != canonical.ErrUnavailable || !strings.Contains(env.Error.Message, "queue is full") {
+			t.Fatalf("flood answered with %s", frame)
+		}
+		refused[env.InReplyTo] = true
+	}
+	if len(refused) == 0 {
+		t.Fatal("nothing was refused: the queue bound did not bite")
+	}
+	var accepted []string
+	for i := range n {
+		if id := fmt.Sprintf("f-%d", i); !refused[id] {
+			accepted = append(accepted, id)
+		}
+	}
+	var got []string
+	for range accepted {
+		got = append(got, gjson.GetBytes(stalled.recv(), "message_id").String())
+	}
+	if !slices.Equal(got, accepted) {
+		t.Errorf("accepted %d, delivered otherwise (refused %d): %v", len(accepted), len(refused), firstDiff(got, accepted))
+	}
+	// The queue is empty now: the next message is the next delivered.
+	a.send(collabEvent(a, "STALLED", "sentinel", 0, 0, "end"))
+	if id := gjson.GetBytes(stalled.recv(), "message_id").String(); id != "sentinel" {
+		t.Errorf("after the accepted ones came %s", id)
+	}
+	t.Logf("%d accepted, %d refused with queue full", len(accepted), len(refused))
+}
+
+// TestCriticalOvertakes: a CRITICAL message goes before a queued backlog
+// of LOW ones, which keep their order.
+func TestCriticalOvertakes(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	stalled := h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	const n = 300
+	for i := range n {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("low-%d", i), canonical.PriorityLow, 0, pad))
+	}
+	probe(a, "queued") // the LOW backlog is queued now
+	a.send(collabEvent(a, "STALLED", "critical", canonical.PriorityCritical, 0, "urgent"))
+	probe(a, "queued-too")
+	ids := drainIDs(stalled, fmt.Sprintf("low-%d", n-1))
+	at := slices.Index(ids, "critical")
+	if at < 0 {
+		t.Fatalf("the critical message came after the whole backlog")
+	}
+	lows := slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return s == "critical" })
+	for i, id := range lows {
+		if id != fmt.Sprintf("low-%d", i) {
+			t.Fatalf("LOW order broken at %d: %s", i, id)
+		}
+	}
+	t.Logf("critical delivered %d of %d (the rest of the backlog was still queued)", at+1, len(ids))
+}
+
+// TestExpiredNeverDelivered: messages whose ttl passes while queued are
+// dropped, and counted.
+func TestExpiredNeverDelivered(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	stalled := h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	for i := range 300 {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("fill-%d", i), 0, 0, pad))
+	}
+	for i := range 5 {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("short-%d", i), 0, time.Millisecond, "soon stale"))
+	}
+	a.send(collabEvent(a, "STALLED", "marker", 0, 0, "end"))
+	probe(a, "all-queued")
+	time.Sleep(20 * time.Millisecond) // past the 1 ms ttl before the consumer reads again
+	for _, id := range drainIDs(stalled, "marker") {
+		if strings.HasPrefix(id, "short-") {
+			t.Errorf("expired message %s was delivered", id)
+		}
+	}
+	resp, err := http.Get(h.httpURL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), "bridge_messages_expired_total 5") {
+		t.Errorf("metrics: %s", grep(string(body), "expired"))
+	}
+}
+
+// TestMemoryBounded: flooding a stalled agent grows the heap only up to
+// its queue's bound.
+func TestMemoryBounded(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	cfg.QueuePerAgent = 50
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	frame := collabEvent(a, "STALLED", "same", 0, 0, pad)
+	flood := func(n int) uint64 {
+		for range n {
+			a.send(frame)
+		}
+		probe(a, fmt.Sprintf("p-%d", n))
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	first := flood(300) // fills the socket buffers and the queue
+	second := flood(600)
+	third := flood(600)
+	const slack = 8 << 20
+	t.Logf("heap after 300: %d MB, +600: %d MB, +600: %d MB (each 600 is %d MB of messages)", first>>20, second>>20, third>>20, (600*len(frame))>>20)
+	if third > first+slack || second > first+slack {
+		t.Errorf("the heap kept growing: %d, %d, %d bytes", first, second, third)
+	}
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("position %d: %s vs %s", i, a[i], b[i])
+		}
+	}
+	return "length"
+}
