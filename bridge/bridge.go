@@ -70,10 +70,12 @@ type Bridge struct {
 	metrics                   *metrics
 	redactor                  redactor
 
-	mu      sync.RWMutex
-	agents  map[string]*agent // by canonical id
-	pending *pendingTable
-	rr      atomic.Uint64 // round robin over agents serving an operation
+	mu       sync.RWMutex
+	agents   map[string]*agent // by canonical id
+	sessions map[*Session]struct{}
+	closing  bool // Shutdown has begun
+	pending  *pendingTable
+	rr       atomic.Uint64 // round robin over agents serving an operation
 }
 
 // New returns a bridge for opts.
@@ -94,6 +96,7 @@ func New(opts Options) (*Bridge, error) {
 		queueTotal:    opts.QueueTotal,
 		log:           opts.Logger,
 		agents:        map[string]*agent{},
+		sessions:      map[*Session]struct{}{},
 		pending:       newPendingTable(),
 	}
 	if b.id == "" {

@@ -141,6 +141,18 @@ func (t *pendingTable) takeReceiver(a *agent) []*pending {
 	return out
 }
 
+// takeAll closes and returns every open request.
+func (t *pendingTable) takeAll() []*pending {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*pending, 0, len(t.byToken))
+	for _, p := range t.byToken {
+		t.removeLocked(p)
+		out = append(out, p)
+	}
+	return out
+}
+
 // forgetRequester drops the open requests of a session that went away.
 func (t *pendingTable) forgetRequester(s *Session) {
 	t.mu.Lock()

@@ -96,6 +96,13 @@ func (o *outbox) put(d *delivery) error {
 	return nil
 }
 
+// len returns how many messages wait.
+func (o *outbox) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n
+}
+
 // take removes the next delivery: the oldest of the highest level.
 func (o *outbox) take() (*delivery, bool) {
 	o.mu.Lock()

@@ -98,6 +98,9 @@ func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) R
 
 // request delivers a request to t, to be answered back to s.
 func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t target) Receipt {
+	if b.isClosing() {
+		return s.refuse(env, b.closingRefusal())
+	}
 	now := time.Now()
 	p := &pending{
 		requester: b.answersTo(s), dialect: from,

@@ -42,7 +42,6 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	s := &Session{b: b, link: l, opts: o}
-	s.out = newOutbox(b, s)
 	if o.Dialect != "" {
 		c, ok := b.reg.Lookup(o.Dialect)
 		if !ok {
@@ -50,17 +49,24 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		}
 		s.codec = c
 	}
+	if o.AgentID != "" && s.codec == nil {
+		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
+	}
+	b.mu.Lock()
+	if b.closing {
+		b.mu.Unlock()
+		return nil, ErrShuttingDown
+	}
+	b.sessions[s] = struct{}{}
+	b.mu.Unlock()
+	b.metrics.connections.Inc()
+	s.out = newOutbox(b, s)
 	if o.AgentID != "" {
-		if s.codec == nil {
-			s.out.close()
-			return nil, errors.New("bridge: an agent bound at connect needs its dialect")
-		}
 		if e := s.bind(o.AgentID); e != nil {
-			s.out.close()
+			s.Detach()
 			return nil, errors.New(e.Message)
 		}
 	}
-	b.metrics.connections.Inc()
 	return s, nil
 }
 
@@ -132,16 +138,18 @@ func (s *Session) Detach() {
 	a := s.agent
 	s.mu.Unlock()
 	b := s.b
-	b.metrics.connections.Dec()
 	gone := false
-	if a != nil {
-		b.mu.Lock()
-		if a.session == s {
-			a.session = nil
-			a.status = StatusStopped
-			gone = true
-		}
-		b.mu.Unlock()
+	b.mu.Lock()
+	_, attached := b.sessions[s]
+	delete(b.sessions, s)
+	if a != nil && a.session == s {
+		a.session = nil
+		a.status = StatusStopped
+		gone = true
+	}
+	b.mu.Unlock()
+	if attached {
+		b.metrics.connections.Dec()
 	}
 	if gone {
 		b.log.Info("agent disconnected", "agent", a.id, "dialect", a.dialect, "transport", s.link.Transport())

@@ -14,16 +14,17 @@ import (
 
 // The values a config file may leave out.
 const (
-	DefaultListen         = "127.0.0.1:7300"
-	DefaultBridgeID       = "mcp-bridge"
-	DefaultMaxFrame       = 1 << 20 // bytes
-	DefaultRequestTimeout = 30 * time.Second
-	DefaultWriteTimeout   = 5 * time.Second
-	DefaultValidate       = "schema"
-	DefaultQueuePerAgent  = 1000   // messages waiting for one agent
-	DefaultQueueTotal     = 100000 // messages waiting for all agents
-	DefaultBackoffMin     = 100 * time.Millisecond
-	DefaultBackoffMax     = 10 * time.Second
+	DefaultListen          = "127.0.0.1:7300"
+	DefaultBridgeID        = "mcp-bridge"
+	DefaultMaxFrame        = 1 << 20 // bytes
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultWriteTimeout    = 5 * time.Second
+	DefaultValidate        = "schema"
+	DefaultShutdownTimeout = 10 * time.Second
+	DefaultQueuePerAgent   = 1000   // messages waiting for one agent
+	DefaultQueueTotal      = 100000 // messages waiting for all agents
+	DefaultBackoffMin      = 100 * time.Millisecond
+	DefaultBackoffMax      = 10 * time.Second
 )
 
 //go:embed default.yaml
@@ -31,18 +32,19 @@ var defaultFile []byte
 
 // Config is a serve configuration.
 type Config struct {
-	Listen         string        // host:port of the one HTTP listener
-	BridgeID       string        // the sender id of the bridge's own messages
-	MaxFrame       int           // the largest message accepted, in bytes
-	RequestTimeout time.Duration // how long a request waits for its reply, unless the message says
-	WriteTimeout   time.Duration // how long one delivery may block
-	Validate       string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
-	QueuePerAgent  int           // bound of one agent's outbound queue
-	QueueTotal     int           // bound of all outbound queues together
-	Mappings       []string      // mapping files, joined to the config file's directory
-	LogLevel       slog.Level
-	Agents         []Agent
-	File           string // where it was read from ("" for the embedded default)
+	Listen          string        // host:port of the one HTTP listener
+	BridgeID        string        // the sender id of the bridge's own messages
+	MaxFrame        int           // the largest message accepted, in bytes
+	RequestTimeout  time.Duration // how long a request waits for its reply, unless the message says
+	WriteTimeout    time.Duration // how long one delivery may block
+	ShutdownTimeout time.Duration // how long a graceful shutdown may take
+	Validate        string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
+	QueuePerAgent   int           // bound of one agent's outbound queue
+	QueueTotal      int           // bound of all outbound queues together
+	Mappings        []string      // mapping files, joined to the config file's directory
+	LogLevel        slog.Level
+	Agents          []Agent
+	File            string // where it was read from ("" for the embedded default)
 }
 
 // Agent is one agent the config names: its id, dialect and how the bridge

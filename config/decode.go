@@ -38,20 +38,21 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, validate, queue, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, validate, queue, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
-		Listen:         DefaultListen,
-		BridgeID:       DefaultBridgeID,
-		MaxFrame:       DefaultMaxFrame,
-		RequestTimeout: DefaultRequestTimeout,
-		WriteTimeout:   DefaultWriteTimeout,
-		Validate:       DefaultValidate,
-		QueuePerAgent:  DefaultQueuePerAgent,
-		QueueTotal:     DefaultQueueTotal,
-		LogLevel:       slog.LevelInfo,
-		File:           d.file,
+		Listen:          DefaultListen,
+		BridgeID:        DefaultBridgeID,
+		MaxFrame:        DefaultMaxFrame,
+		RequestTimeout:  DefaultRequestTimeout,
+		WriteTimeout:    DefaultWriteTimeout,
+		Validate:        DefaultValidate,
+		ShutdownTimeout: DefaultShutdownTimeout,
+		QueuePerAgent:   DefaultQueuePerAgent,
+		QueueTotal:      DefaultQueueTotal,
+		LogLevel:        slog.LevelInfo,
+		File:            d.file,
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -108,6 +109,8 @@ func (d *decoder) decode(data []byte) *Config {
 			d.duration(v, "request_timeout", &c.RequestTimeout)
 		case "write_timeout":
 			d.duration(v, "write_timeout", &c.WriteTimeout)
+		case "shutdown_timeout":
+			d.duration(v, "shutdown_timeout", &c.ShutdownTimeout)
 		case "validate":
 			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
 				switch s {

@@ -15,7 +15,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
@@ -119,8 +118,8 @@ func (s *Server) Listen() (net.Listener, error) {
 }
 
 // Run serves on ln and reaches the agents the bridge connects to itself,
-// until ctx ends; then it stops accepting, closes the connections and stops
-// the stdio children.
+// until ctx ends; then it shuts down gracefully within the config's
+// shutdown_timeout (bridge.Shutdown), and stops the stdio children.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: httpapi.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
@@ -139,9 +138,14 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case err = <-served:
 	}
 	s.ready.Store(false)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Stop accepting, let the bridge answer or fail what is in flight and
+	// close its connections, then stop the agents it runs.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	_ = hs.Shutdown(shutdownCtx)
+	httpDone := make(chan struct{})
+	go func() { _ = hs.Shutdown(shutdownCtx); close(httpDone) }()
+	_ = s.bridge.Shutdown(shutdownCtx)
+	<-httpDone
 	stopAgents()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {

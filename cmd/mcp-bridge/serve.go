@@ -70,11 +70,27 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
 	fmt.Fprintf(stdout, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
 	fmt.Fprintf(stdout, "  ops        http://%s/metrics /healthz /readyz\n", addr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := shutdownOnSignal(stderr)
 	if err := srv.Run(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// shutdownOnSignal returns a context that ends at the first SIGINT or
+// SIGTERM, starting a graceful shutdown; a second signal exits at once.
+func shutdownOnSignal(stderr io.Writer) context.Context {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		s := <-sigs
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v: shutting down gracefully (a second signal exits at once)\n", s)
+		cancel()
+		s = <-sigs
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v again: exiting now\n", s)
+		os.Exit(exitInvalid)
+	}()
+	return ctx
 }

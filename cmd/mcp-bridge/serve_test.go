@@ -3,15 +3,19 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // TestServeProcess runs `mcp-bridge serve` as a child: it says where it
@@ -94,4 +98,92 @@ func TestDemo(t *testing.T) {
 			t.Errorf("the demo did not show %s", want)
 		}
 	}
+}
+
+// TestServeSecondSignal: with a request in flight the first SIGTERM waits
+// for it (up to shutdown_timeout); a second one exits at once.
+func TestServeSecondSignal(t *testing.T) {
+	cfgFile := t.TempDir() + "/serve.yaml"
+	if err := os.WriteFile(cfgFile, []byte("listen: 127.0.0.1:0\nshutdown_timeout: 1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "serve", "--config", cfgFile)
+	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut syncWriter
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	first, _ := bufio.NewReader(stdout).ReadString('\n')
+	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("startup line %q", first)
+	}
+	go io.Copy(io.Discard, stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	silent, _, err := websocket.Dial(ctx, "ws://"+m[1]+"/ws/swarm?agent=silent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.CloseNow()
+	asker, _, err := websocket.Dial(ctx, "ws://"+m[1]+"/ws/swarm?agent=asker", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer asker.CloseNow()
+	req := `{"message_id":"q1","message_type":"request","sender_id":"asker","receiver_id":"silent","timestamp":"2026-11-21T10:00:00Z","payload":{"tool_name":"wait","arguments":{}}}`
+	if err := asker.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := silent.Read(ctx); err != nil { // the request is in flight
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The silent agent hears of the shutdown: the bridge is waiting for it.
+	if _, msg, err := silent.Read(ctx); err != nil || !strings.Contains(string(msg), "SystemShutdown") {
+		t.Fatalf("shutdown notice: %s %v", msg, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != exitInvalid {
+			t.Errorf("exit %v, want code %d", err, exitInvalid)
+		}
+	case <-ctx.Done():
+		t.Fatal("a second SIGTERM did not end it")
+	}
+	if !strings.Contains(errOut.String(), "again: exiting now") {
+		t.Errorf("stderr: %s", errOut.String())
+	}
+}
+
+// syncWriter is a buffer the child's stderr copier and the test share.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

@@ -17,3 +17,8 @@ func (l link) Send(ctx context.Context, out bridge.Outbound) error {
 }
 
 func (link) Transport() string { return "websocket" }
+
+// Close ends the connection with a going-away close frame giving reason.
+func (l link) Close(reason string) error {
+	return l.c.Close(websocket.StatusGoingAway, truncate(reason))
+}

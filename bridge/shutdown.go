@@ -1,0 +1,143 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// ErrShuttingDown refuses connections attached after Shutdown began.
+var ErrShuttingDown = errors.New("bridge: shutting down")
+
+// Closer is implemented by links that can end their connection, telling
+// the peer why (a WebSocket close frame).
+type Closer interface {
+	Close(reason string) error
+}
+
+// ShutdownEvent names the event that tells agents the bridge is going
+// away (specs/collab.md section 4.3).
+const ShutdownEvent = "SystemShutdown"
+
+// Shutdown stops the bridge gracefully: new connections are refused and
+// new requests answered with a retryable unavailable error; every
+// connected agent is told, in its dialect, with an event (collab's
+// SystemShutdown broadcast, a swarm notification, a fuse event; dialects
+// without events are skipped with a log line); requests in flight get
+// their answers until ctx ends, and those still open then are answered
+// with an unavailable error; queued messages are delivered until ctx ends;
+// finally every connection is closed. No accepted request is left
+// unanswered.
+func (b *Bridge) Shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	if b.closing {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closing = true
+	b.mu.Unlock()
+	countdown := 0
+	if d, ok := ctx.Deadline(); ok {
+		countdown = int(math.Ceil(time.Until(d).Seconds()))
+	}
+	b.log.Info("shutting down", "open_requests", b.pending.count(), "countdown_s", countdown)
+	for _, s := range b.agentSessions() {
+		notice := &canonical.Envelope{
+			Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
+			Receiver:  canonical.Address{Kind: canonical.AddressBroadcast},
+			Operation: canonical.Operation{Name: ShutdownEvent},
+			Arguments: canonical.JSON(fmt.Sprintf(`{"event":%q,"countdown":%d}`, ShutdownEvent, countdown)),
+			Priority:  canonical.PriorityCritical,
+		}
+		if err := b.send("", notice, s, false, nil); err != nil {
+			b.log.Info("shutdown notice not sent", "agent", s.AgentID(), "dialect", s.Dialect(), "reason", err.Message)
+		}
+	}
+	// Answers may come until shortly before the deadline; the rest of the
+	// time is for delivering the errors that replace the missing ones.
+	answerCtx := ctx
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		answerCtx, cancel = context.WithDeadline(ctx, d.Add(-flushReserve(time.Until(d))))
+		defer cancel()
+	}
+	waitFor(answerCtx, func() bool { return b.pending.count() == 0 })
+	for _, p := range b.pending.takeAll() {
+		b.fail(p, canonical.ErrUnavailable, "the bridge is shutting down")
+	}
+	sessions := b.allSessions()
+	waitFor(ctx, func() bool {
+		for _, s := range sessions {
+			if s.out.len() > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, s := range sessions {
+		if c, ok := s.link.(Closer); ok {
+			go c.Close("the bridge is shutting down")
+		}
+	}
+	b.log.Info("shut down")
+	return nil
+}
+
+// flushReserve is the part of a shutdown's time kept for delivering the
+// errors of requests still open: a fifth, at most a second.
+func flushReserve(left time.Duration) time.Duration {
+	return min(left/5, time.Second)
+}
+
+// closingRefusal answers requests that arrive during Shutdown.
+func (b *Bridge) closingRefusal() *canonical.Error {
+	yes := true
+	return &canonical.Error{Code: canonical.ErrUnavailable, Retryable: &yes, Message: "the bridge is shutting down"}
+}
+
+// isClosing reports whether Shutdown has begun.
+func (b *Bridge) isClosing() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.closing
+}
+
+// agentSessions returns the sessions that deliver to an agent.
+func (b *Bridge) agentSessions() []*Session {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var out []*Session
+	for _, a := range b.agents {
+		if a.session != nil {
+			out = append(out, a.session)
+		}
+	}
+	return out
+}
+
+func (b *Bridge) allSessions() []*Session {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	out := make([]*Session, 0, len(b.sessions))
+	for s := range b.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// waitFor polls done until it holds or ctx ends.
+func waitFor(ctx context.Context, done func() bool) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
