@@ -32,6 +32,10 @@ type Options struct {
 	// 100000). A message over either bound is refused to its sender with a
 	// retryable unavailable error.
 	QueuePerAgent, QueueTotal int
+	// DedupeWindow is how long a message id is remembered: a message sent
+	// again within it is delivered once (default 1 minute; negative turns
+	// duplicate suppression off).
+	DedupeWindow time.Duration
 	// DecodeOnly skips checking each message against its dialect's schema
 	// and rules: only the decoder's checks apply (JSON, the types of the
 	// fields it reads, vocabulary words). Faster, for trusted agents.
@@ -51,6 +55,7 @@ const (
 	DefaultWriteTimeout   = 5 * time.Second
 	DefaultQueuePerAgent  = 1000
 	DefaultQueueTotal     = 100000
+	DefaultDedupeWindow   = time.Minute
 )
 
 // Bridge routes messages between the agents attached to it.
@@ -69,6 +74,7 @@ type Bridge struct {
 	log                       *slog.Logger
 	metrics                   *metrics
 	redactor                  redactor
+	dedupe                    *dedupe // nil: off
 
 	mu       sync.RWMutex
 	agents   map[string]*agent // by canonical id
@@ -119,6 +125,12 @@ func New(opts Options) (*Bridge, error) {
 	}
 	if b.log == nil {
 		b.log = slog.Default()
+	}
+	switch {
+	case opts.DedupeWindow == 0:
+		b.dedupe = newDedupe(DefaultDedupeWindow)
+	case opts.DedupeWindow > 0:
+		b.dedupe = newDedupe(opts.DedupeWindow)
 	}
 	m, err := newMetrics(opts.Metrics, func() float64 { return float64(b.pending.count()) })
 	if err != nil {

@@ -28,6 +28,11 @@ type pending struct {
 	operation string
 	start     time.Time
 	timer     *time.Timer
+	// seen is the request's entry in the dedupe table; waiters are the
+	// sessions that sent it again while it was open, each owed its answer
+	// (guarded by the table's lock).
+	seen    *seen
+	waiters []*Session
 }
 
 // requesterKey finds the open request a requester's follow-up belongs to:
@@ -139,6 +144,31 @@ func (t *pendingTable) takeReceiver(a *agent) []*pending {
 		}
 	}
 	return out
+}
+
+// wait adds s to those owed p's answer; false when p is closed.
+func (t *pendingTable) wait(p *pending, s *Session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byToken[p.token] != p {
+		return false
+	}
+	p.waiters = append(p.waiters, s)
+	return true
+}
+
+// waiters returns the sessions owed p's answer besides its requester;
+// final hands them over (p is closed, no more will come).
+func (t *pendingTable) waiters(p *pending, final bool) []*Session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := p.waiters
+	if final {
+		p.waiters = nil
+	} else {
+		w = append([]*Session(nil), w...)
+	}
+	return w
 }
 
 // takeAll closes and returns every open request.

@@ -16,6 +16,7 @@ type metrics struct {
 	errors      *prometheus.CounterVec   // agent_errors_total{source,error_type}
 	queue       *prometheus.GaugeVec     // agent_queue_size{agent_id}
 	expired     prometheus.Counter       // bridge_messages_expired_total
+	duplicates  prometheus.Counter       // bridge_duplicates_total
 	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
 	handling    prometheus.Histogram     // bridge_message_handling_seconds
 	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
@@ -38,6 +39,9 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "agent_queue_size", Help: "Messages waiting in an agent's outbound queue.",
 		}, []string{"agent_id"}),
+		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bridge_duplicates_total", Help: "Messages received again within the dedupe window, and not delivered again.",
+		}),
 		expired: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_messages_expired_total", Help: "Messages dropped undelivered because their time ran out while queued.",
 		}),
@@ -61,7 +65,7 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.received, m.handling, m.status, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}

@@ -14,7 +14,7 @@ import (
 // dispatch routes a received message: an answer to a request goes back to
 // its requester, the bridge's own business is done here, and everything
 // else goes to its receivers.
-func (b *Bridge) dispatch(s *Session, env *canonical.Envelope) Receipt {
+func (b *Bridge) dispatch(s *Session, env *canonical.Envelope, first *seen) Receipt {
 	s.mu.Lock()
 	a, from := s.agent, s.codec.Name()
 	s.mu.Unlock()
@@ -30,7 +30,7 @@ func (b *Bridge) dispatch(s *Session, env *canonical.Envelope) Receipt {
 	}
 	switch env.Receiver.Kind {
 	case canonical.AddressAgent:
-		return b.toAgent(s, env, from, b.canonicalID(from, env.Receiver.ID))
+		return b.toAgent(s, env, from, b.canonicalID(from, env.Receiver.ID), first)
 	case canonical.AddressTopic:
 		return b.publish(s, env, from, env.Receiver.ID)
 	case canonical.AddressBroadcast:
@@ -40,7 +40,7 @@ func (b *Bridge) dispatch(s *Session, env *canonical.Envelope) Receipt {
 	case env.Act == canonical.ActEvent:
 		return b.publish(s, env, from, env.Operation.Name)
 	case isRequest(env.Act):
-		return b.byCapability(s, env, from)
+		return b.byCapability(s, env, from, first)
 	}
 	return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
 		Message: fmt.Sprintf("%s: the %s names no receiver and answers no open request", from, env.Act)})
@@ -79,7 +79,7 @@ func (b *Bridge) lookup(id string) (target, bool) {
 }
 
 // toAgent delivers env to the agent id.
-func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) Receipt {
+func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string, first *seen) Receipt {
 	t, ok := b.lookup(id)
 	switch {
 	case !ok:
@@ -88,7 +88,7 @@ func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) R
 		return s.refuse(env, &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("agent %s is not connected", id)})
 	}
 	if isRequest(env.Act) {
-		return b.request(s, env, from, t)
+		return b.request(s, env, from, t, first)
 	}
 	if err := b.send(from, env, t.session, false, b.unsent("message", t.session, env)); err != nil {
 		return s.refuse(env, err)
@@ -96,13 +96,15 @@ func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string) R
 	return Receipt{}
 }
 
-// request delivers a request to t, to be answered back to s.
-func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t target) Receipt {
+// request delivers a request to t, to be answered back to s; first is its
+// entry in the dedupe table, if it has one.
+func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t target, first *seen) Receipt {
 	if b.isClosing() {
 		return s.refuse(env, b.closingRefusal())
 	}
 	now := time.Now()
 	p := &pending{
+		seen:      first,
 		requester: b.answersTo(s), dialect: from,
 		id: env.ID, replyWith: env.ReplyWith, correlationID: env.CorrelationID, taskID: env.TaskID,
 		sender:   canonical.Party{ID: b.canonicalID(from, env.Sender.ID), Name: env.Sender.Name},
@@ -113,6 +115,9 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
 	})
 	_ = replaced // its token lives on in p; its timer is stopped
+	if first != nil {
+		b.dedupe.track(first, p)
+	}
 	out := *env
 	out.ID = token
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
@@ -170,11 +175,37 @@ func (b *Bridge) answersTo(s *Session) *Session {
 func (b *Bridge) answer(p *pending, from string, env *canonical.Envelope, final bool) {
 	out := *env
 	p.restore(&out)
-	if err := b.send(from, &out, p.requester, final, b.unsent("answer", p.requester, env)); err != nil {
-		b.log.Warn("answer not delivered", "requester", p.sender.ID, "act", env.Act, "error", err.Message)
-	}
+	b.toRequester(p, from, &out, final, "answer")
 	if final {
 		b.metrics.requestDone(p, time.Since(p.start))
+	}
+}
+
+// toRequester sends env to p's requester, and to every copy of the
+// request that came again while it was open. A final answer is kept for
+// copies yet to come.
+func (b *Bridge) toRequester(p *pending, from string, env *canonical.Envelope, final bool, what string) {
+	d, err := b.encodeFor(from, env, p.requester, final)
+	if err == nil && d != nil {
+		d.failed = b.unsent(what, p.requester, env)
+		err = b.queue(d, p.requester, env)
+	}
+	if err != nil {
+		b.log.Warn(what+" not delivered", "requester", p.sender.ID, "act", env.Act, "error", err.Message)
+		return
+	}
+	if d == nil {
+		return // dropped by a mapping policy
+	}
+	if final && b.dedupe != nil {
+		b.dedupe.answered(p, d.out)
+	}
+	for _, w := range b.pending.waiters(p, final) {
+		c := *d
+		c.sent = nil
+		if err := b.queue(&c, w, env); err != nil {
+			b.log.Warn(what+" to a repeated request not delivered", "requester", p.sender.ID, "error", err.Message)
+		}
 	}
 }
 
@@ -193,9 +224,7 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 		Error:   e,
 	}
 	p.restore(env)
-	if err := b.send("", env, p.requester, true, b.unsent("error", p.requester, env)); err != nil {
-		b.log.Warn("error not delivered", "requester", p.sender.ID, "code", e.Code, "error", err.Message)
-	}
+	b.toRequester(p, "", env, true, "error")
 	b.metrics.errored(p.sender.ID, e.Code)
 	b.metrics.requestDone(p, time.Since(p.start))
 }
@@ -270,7 +299,7 @@ func (b *Bridge) fanout(from string, env *canonical.Envelope, ts []target) {
 
 // byCapability delivers a request that names no receiver to an agent that
 // declared its operation.
-func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string) Receipt {
+func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string, first *seen) Receipt {
 	name := opName(from, env.Operation)
 	if name == "" {
 		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("%s: the request names neither a receiver nor an operation", from)})
@@ -296,7 +325,7 @@ func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string) 
 	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
 	t := ts[int(b.rr.Add(1)-1)%len(ts)]
 	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.spell(from, t.agent.id)}
-	return b.request(s, env, from, t)
+	return b.request(s, env, from, t, first)
 }
 
 // opName spells an operation as operation names are written in mapping
@@ -314,16 +343,27 @@ func opName(dialect string, op canonical.Operation) string {
 // returned; what goes wrong later (the link fails, the message expires in
 // the queue) is told to failed, which may be nil.
 func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final bool, failed func(reason error)) *canonical.Error {
+	d, err := b.encodeFor(from, env, to, final)
+	if err != nil || d == nil {
+		return err
+	}
+	d.failed = failed
+	return b.queue(d, to, env)
+}
+
+// encodeFor writes env in the dialect of the session to, as a delivery
+// to queue there; nil when a mapping policy drops it.
+func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, final bool) (*delivery, *canonical.Error) {
 	to.mu.Lock()
 	codec, a := to.codec, to.agent
 	to.mu.Unlock()
 	res, err := b.tr.Encode(nil, from, codec.Name(), env, translate.Options{})
 	if err != nil {
-		return &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
+		return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 	}
 	if res.Dropped {
 		b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", codec.Name(), "reason", res.Losses[0].Message())
-		return nil
+		return nil, nil
 	}
 	b.lost(env, codec.Name(), res)
 	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace}
@@ -331,24 +371,30 @@ func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final b
 		o.Code = env.Error.Code
 	}
 	logged := *env
-	d := &delivery{
-		out: o, level: levelOf(env.Priority), expires: expiryOf(env, time.Now()), failed: failed,
+	return &delivery{
+		out: o, level: levelOf(env.Priority), expires: expiryOf(env, time.Now()),
 		sent: func() { b.sent(from, &logged, to, a, res.Output) },
+	}, nil
+}
+
+// queue puts d in the session to's queue; a full queue is a retryable
+// unavailable error for the sender of env.
+func (b *Bridge) queue(d *delivery, to *Session, env *canonical.Envelope) *canonical.Error {
+	err := to.out.put(d)
+	if err == nil {
+		return nil
 	}
-	if err := to.out.put(d); err != nil {
-		id := env.Receiver.ID
-		if a != nil {
-			id = a.id
-		}
-		e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
-		if errors.Is(err, errQueueFull) {
-			yes := true
-			e.Retryable = &yes
-			e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, b.queuePerAgent)
-		}
-		return e
+	id := env.Receiver.ID
+	if a := to.AgentID(); a != "" {
+		id = a
 	}
-	return nil
+	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
+	if errors.Is(err, errQueueFull) {
+		yes := true
+		e.Retryable = &yes
+		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, b.queuePerAgent)
+	}
+	return e
 }
 
 // expiryOf returns when env stops being worth delivering: its ttl from

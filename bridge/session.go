@@ -195,7 +195,16 @@ func (s *Session) Receive(frame []byte) Receipt {
 		env.Trace = s.opts.Trace
 	}
 	b.received(s, env, frame)
-	r := b.dispatch(s, env)
+	var first *seen
+	if b.dedupe != nil {
+		if key := dedupeKey(s.AgentID(), env); key != "" && s.AgentID() != "" {
+			var dup bool
+			if first, dup = b.dedupe.check(key, time.Now()); dup {
+				return b.duplicate(s, env, first)
+			}
+		}
+	}
+	r := b.dispatch(s, env, first)
 	b.metrics.handled(time.Since(start))
 	return r
 }

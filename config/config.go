@@ -21,6 +21,7 @@ const (
 	DefaultWriteTimeout    = 5 * time.Second
 	DefaultValidate        = "schema"
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultDedupeWindow    = time.Minute
 	DefaultQueuePerAgent   = 1000   // messages waiting for one agent
 	DefaultQueueTotal      = 100000 // messages waiting for all agents
 	DefaultBackoffMin      = 100 * time.Millisecond
@@ -38,6 +39,7 @@ type Config struct {
 	RequestTimeout  time.Duration // how long a request waits for its reply, unless the message says
 	WriteTimeout    time.Duration // how long one delivery may block
 	ShutdownTimeout time.Duration // how long a graceful shutdown may take
+	DedupeWindow    time.Duration // how long a message id is remembered: one sent again within it is delivered once
 	Validate        string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
 	QueuePerAgent   int           // bound of one agent's outbound queue
 	QueueTotal      int           // bound of all outbound queues together

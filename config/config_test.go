@@ -70,6 +70,7 @@ func TestParseEveryKey(t *testing.T) {
 		Validate:        "decode",
 		QueuePerAgent:   DefaultQueuePerAgent,
 		ShutdownTimeout: DefaultShutdownTimeout,
+		DedupeWindow:    DefaultDedupeWindow,
 		QueueTotal:      DefaultQueueTotal,
 		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:        slog.LevelDebug,

@@ -38,7 +38,7 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, validate, queue, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, validate, queue, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -49,6 +49,7 @@ func (d *decoder) decode(data []byte) *Config {
 		WriteTimeout:    DefaultWriteTimeout,
 		Validate:        DefaultValidate,
 		ShutdownTimeout: DefaultShutdownTimeout,
+		DedupeWindow:    DefaultDedupeWindow,
 		QueuePerAgent:   DefaultQueuePerAgent,
 		QueueTotal:      DefaultQueueTotal,
 		LogLevel:        slog.LevelInfo,
@@ -111,6 +112,8 @@ func (d *decoder) decode(data []byte) *Config {
 			d.duration(v, "write_timeout", &c.WriteTimeout)
 		case "shutdown_timeout":
 			d.duration(v, "shutdown_timeout", &c.ShutdownTimeout)
+		case "dedupe_window":
+			d.duration(v, "dedupe_window", &c.DedupeWindow)
 		case "validate":
 			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
 				switch s {

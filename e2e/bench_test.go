@@ -165,13 +165,13 @@ func benchRoundTrip(b *testing.B, reqURL, respURL string) {
 	r := dialRaw(b, respURL)
 	go responderLoop(r)
 	ctx := context.Background()
-	msgs := make([][]byte, 256)
-	for i := range msgs {
-		msgs[i] = collabRequest(i, "swarm-agent")
-	}
+	// Every request has its own id: the bridge answers a repeated one from
+	// its first copy.
+	next := 0
+	msg := func() []byte { next++; return collabRequest(next, "swarm-agent") }
 	// Warm up: the first exchange also proves both ends are attached.
-	for i := range 50 {
-		if err := a.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+	for range 50 {
+		if err := a.Write(ctx, websocket.MessageText, msg()); err != nil {
 			b.Fatal(err)
 		}
 		if _, _, err := a.Read(ctx); err != nil {
@@ -181,8 +181,9 @@ func benchRoundTrip(b *testing.B, reqURL, respURL string) {
 	rtts := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
+		m := msg()
 		start := time.Now()
-		if err := a.Write(ctx, websocket.MessageText, msgs[i%len(msgs)]); err != nil {
+		if err := a.Write(ctx, websocket.MessageText, m); err != nil {
 			b.Fatal(err)
 		}
 		_, reply, err := a.Read(ctx)
@@ -204,11 +205,18 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 	a := dialRaw(b, sendURL)
 	r := dialRaw(b, recvURL)
 	ctx := context.Background()
-	msg := collabRequest(1, "swarm-agent")
-	// An event, not a request: nothing comes back.
-	ev := []byte(`{"header":{"messageId":"ev","type":"PUBLISH","source":"collab-req","destination":"swarm-agent","timestamp":"2026-11-21T10:00:00Z"},"body":{"event":"tick","data":` + string(gjson.GetBytes(msg, "body.payload").Raw) + `}}`)
+	data := gjson.GetBytes(collabRequest(1, "swarm-agent"), "body.payload").Raw
+	// Events, not requests: nothing comes back. Each has its own id (the
+	// bridge delivers a repeated one once).
+	event := func(i int) []byte {
+		return []byte(`{"header":{"messageId":"ev-` + strconv.Itoa(i) + `","type":"PUBLISH","source":"collab-req","destination":"swarm-agent","timestamp":"2026-11-21T10:00:00Z"},"body":{"event":"tick","data":` + data + `}}`)
+	}
+	evs := make([][]byte, b.N)
+	for i := range evs {
+		evs[i] = event(i)
+	}
 	// Prove the path once.
-	if err := a.Write(ctx, websocket.MessageText, ev); err != nil {
+	if err := a.Write(ctx, websocket.MessageText, event(-1)); err != nil {
 		b.Fatal(err)
 	}
 	if _, _, err := r.Read(ctx); err != nil {
@@ -227,8 +235,8 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 		}
 		got <- nil
 	}()
-	for range n {
-		if err := a.Write(ctx, websocket.MessageText, ev); err != nil {
+	for i := range n {
+		if err := a.Write(ctx, websocket.MessageText, evs[i]); err != nil {
 			b.Fatal(err)
 		}
 	}

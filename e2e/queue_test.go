@@ -200,10 +200,11 @@ func TestMemoryBounded(t *testing.T) {
 	h.runAgent("fuse", responder("fuse"))
 	h.dial("swarm", "STALLED")
 	a := h.dial("collab", requester("collab"))
-	frame := collabEvent(a, "STALLED", "same", 0, 0, pad)
+	sent := 0
 	flood := func(n int) uint64 {
 		for range n {
-			a.send(frame)
+			sent++
+			a.send(collabEvent(a, "STALLED", fmt.Sprintf("m-%d", sent), 0, 0, pad))
 		}
 		probe(a, fmt.Sprintf("p-%d", n))
 		runtime.GC()
@@ -215,7 +216,7 @@ func TestMemoryBounded(t *testing.T) {
 	second := flood(600)
 	third := flood(600)
 	const slack = 8 << 20
-	t.Logf("heap after 300: %d MB, +600: %d MB, +600: %d MB (each 600 is %d MB of messages)", first>>20, second>>20, third>>20, (600*len(frame))>>20)
+	t.Logf("heap after 300: %d MB, +600: %d MB, +600: %d MB (each 600 is %d MB of messages)", first>>20, second>>20, third>>20, (600*len(pad))>>20)
 	if third > first+slack || second > first+slack {
 		t.Errorf("the heap kept growing: %d, %d, %d bytes", first, second, third)
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
@@ -78,7 +79,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
-		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal,
+		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: dedupeWindow(cfg.DedupeWindow),
 		Logger: log, Metrics: metrics,
 	})
 	if err != nil {
@@ -182,4 +183,13 @@ func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
 		}
 	}
 	return nil
+}
+
+// dedupeWindow turns the config's dedupe_window into the bridge's option:
+// 0 in the config turns duplicate suppression off.
+func dedupeWindow(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
