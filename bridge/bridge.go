@@ -36,6 +36,10 @@ type Options struct {
 	// again within it is delivered once (default 1 minute; negative turns
 	// duplicate suppression off).
 	DedupeWindow time.Duration
+	// Heartbeat is how often connections that can be pinged (WebSocket)
+	// are; an agent that misses 3 in a row is UNAVAILABLE (default 10 s;
+	// negative turns heartbeats off).
+	Heartbeat time.Duration
 	// DecodeOnly skips checking each message against its dialect's schema
 	// and rules: only the decoder's checks apply (JSON, the types of the
 	// fields it reads, vocabulary words). Faster, for trusted agents.
@@ -56,6 +60,7 @@ const (
 	DefaultQueuePerAgent  = 1000
 	DefaultQueueTotal     = 100000
 	DefaultDedupeWindow   = time.Minute
+	DefaultHeartbeat      = 10 * time.Second
 )
 
 // Bridge routes messages between the agents attached to it.
@@ -75,6 +80,7 @@ type Bridge struct {
 	metrics                   *metrics
 	redactor                  redactor
 	dedupe                    *dedupe // nil: off
+	heartbeatEvery            time.Duration
 
 	mu       sync.RWMutex
 	agents   map[string]*agent // by canonical id
@@ -125,6 +131,10 @@ func New(opts Options) (*Bridge, error) {
 	}
 	if b.log == nil {
 		b.log = slog.Default()
+	}
+	b.heartbeatEvery = opts.Heartbeat
+	if b.heartbeatEvery == 0 {
+		b.heartbeatEvery = DefaultHeartbeat
 	}
 	switch {
 	case opts.DedupeWindow == 0:

@@ -78,6 +78,7 @@ func (t *pendingTable) open(p *pending, d time.Duration, expired func()) (token 
 		p.token = newToken()
 	}
 	t.byToken[p.token] = p
+	p.receiver.inflight.Add(1)
 	p.timer = time.AfterFunc(d, func() {
 		if t.take(p) {
 			expired()
@@ -121,6 +122,7 @@ func (t *pendingTable) take(p *pending) bool {
 
 func (t *pendingTable) removeLocked(p *pending) {
 	delete(t.byToken, p.token)
+	p.receiver.inflight.Add(-1)
 	if p.taskID != "" {
 		k := requesterKey{p.requester, p.taskID}
 		if t.byTask[k] == p {

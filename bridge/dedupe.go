@@ -46,9 +46,13 @@ func newDedupe(window time.Duration) *dedupe {
 }
 
 // dedupeKey returns the identity of env from the agent sender, or "" when
-// it has none to go by.
+// it has none to go by. An answer's identity includes what it answers: an
+// agent that restarts and counts its message ids from one again is not
+// repeating its earlier answers.
 func dedupeKey(sender string, env *canonical.Envelope) string {
 	switch {
+	case env.ID != "" && env.Act.IsReply():
+		return sender + "\x00id\x00" + env.ID + "\x00" + env.InReplyTo + "\x00" + env.CorrelationID + "\x00" + env.TaskID
 	case env.ID != "":
 		return sender + "\x00id\x00" + env.ID
 	case env.TaskID != "":

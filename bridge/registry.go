@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
@@ -47,6 +48,10 @@ type agent struct {
 	topics map[string]bool
 	// session delivers its messages; nil while it is not connected.
 	session *Session
+	// timeouts and missed count requests timed out and heartbeats missed
+	// in a row; inflight counts requests delivered and not answered.
+	timeouts, missed int
+	inflight         atomic.Int32
 }
 
 // AgentInfo describes an agent for GET /v1/agents.
@@ -61,6 +66,9 @@ type AgentInfo struct {
 
 func (a *agent) info() AgentInfo {
 	in := AgentInfo{ID: a.id, Dialect: a.dialect, Transport: a.transport, Status: a.status, Capabilities: []string{}, Topics: []string{}}
+	if in.Status == StatusReady && a.inflight.Load() > 0 {
+		in.Status = StatusBusy
+	}
 	for _, t := range a.tools {
 		in.Capabilities = append(in.Capabilities, toolName(t))
 	}

@@ -112,6 +112,7 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	}
 	d := timeoutFor(env, b.timeout, now)
 	token, replaced := b.pending.open(p, d, func() {
+		b.timedOut(t.agent)
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
 	})
 	_ = replaced // its token lives on in p; its timer is stopped
@@ -323,6 +324,9 @@ func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string, 
 		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no connected agent serves %q", name)})
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
+	if up := b.available(ts); len(up) > 0 {
+		ts = up
+	}
 	t := ts[int(b.rr.Add(1)-1)%len(ts)]
 	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.spell(from, t.agent.id)}
 	return b.request(s, env, from, t, first)
@@ -414,4 +418,17 @@ func (b *Bridge) unsent(what string, to *Session, env *canonical.Envelope) func(
 	return func(reason error) {
 		b.log.Warn(what+" not delivered", "receiver", to.AgentID(), "act", env.Act, "error", reason.Error())
 	}
+}
+
+// available keeps the targets that are not UNAVAILABLE.
+func (b *Bridge) available(ts []target) []target {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var up []target
+	for _, t := range ts {
+		if t.agent.status != StatusUnavailable {
+			up = append(up, t)
+		}
+	}
+	return up
 }

@@ -23,7 +23,8 @@ type Session struct {
 	agent  *agent         // the agent it speaks for; nil until bound
 	closed bool
 	logs   sessionLogs
-	out    *outbox // what the bridge sends it, waiting for its link
+	out    *outbox       // what the bridge sends it, waiting for its link
+	gone   chan struct{} // closed by Detach
 }
 
 // Receipt says what became of one received frame.
@@ -41,7 +42,7 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 // Attach adds a connection. An agent id in o binds it at once; a bad token
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
-	s := &Session{b: b, link: l, opts: o}
+	s := &Session{b: b, link: l, opts: o, gone: make(chan struct{})}
 	if o.Dialect != "" {
 		c, ok := b.reg.Lookup(o.Dialect)
 		if !ok {
@@ -61,6 +62,9 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	b.mu.Unlock()
 	b.metrics.connections.Inc()
 	s.out = newOutbox(b, s)
+	if p, ok := l.(Pinger); ok && b.heartbeatEvery > 0 && !o.Ephemeral {
+		go b.heartbeat(s, p, b.heartbeatEvery)
+	}
 	if o.AgentID != "" {
 		if e := s.bind(o.AgentID); e != nil {
 			s.Detach()
@@ -112,23 +116,32 @@ func (s *Session) bind(id string) *canonical.Error {
 	if !s.opts.Ephemeral {
 		old = a.session
 		a.session = s
-		a.status = StatusReady
 		a.transport = s.link.Transport()
+		a.timeouts, a.missed = 0, 0
 	}
 	b.mu.Unlock()
+	if !s.opts.Ephemeral {
+		b.setStatus(a, StatusReady, "connected")
+	}
 	s.agent = a
 	if old != nil && old != s {
 		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
 	} else if !s.opts.Ephemeral {
 		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
 	}
-	b.metrics.setStatus(id, StatusReady)
 	return nil
 }
 
-// Detach removes the connection: requests waiting on its agent fail with
-// an unavailable error, and its own requests are forgotten.
-func (s *Session) Detach() {
+// Detach removes the connection, closed as it should be: its agent is
+// STOPPED, requests waiting on it fail with an unavailable error, and its
+// own requests are forgotten.
+func (s *Session) Detach() { s.detach(StatusStopped, "disconnected") }
+
+// Lost removes a connection that failed (dropped, the process died): as
+// Detach, but its agent is UNAVAILABLE until it comes back.
+func (s *Session) Lost(err error) { s.detach(StatusUnavailable, "connection lost: "+err.Error()) }
+
+func (s *Session) detach(status Status, reason string) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -144,16 +157,16 @@ func (s *Session) Detach() {
 	delete(b.sessions, s)
 	if a != nil && a.session == s {
 		a.session = nil
-		a.status = StatusStopped
 		gone = true
 	}
 	b.mu.Unlock()
+	close(s.gone)
 	if attached {
 		b.metrics.connections.Dec()
 	}
 	if gone {
 		b.log.Info("agent disconnected", "agent", a.id, "dialect", a.dialect, "transport", s.link.Transport())
-		b.metrics.setStatus(a.id, StatusStopped)
+		b.setStatus(a, status, reason)
 	}
 	b.pending.forgetRequester(s)
 	s.out.close()
@@ -194,6 +207,9 @@ func (s *Session) Receive(frame []byte) Receipt {
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
+	if a := s.bound(); a != nil && !s.opts.Ephemeral {
+		b.heardFrom(a)
+	}
 	b.received(s, env, frame)
 	var first *seen
 	if b.dedupe != nil {
@@ -216,6 +232,13 @@ func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem
 		return nil
 	}
 	return codec.Validate(frame)
+}
+
+// bound returns the agent the session speaks for, nil if none yet.
+func (s *Session) bound() *agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent
 }
 
 // Oversize answers a frame of size bytes that exceeds the limit; transports

@@ -46,6 +46,9 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 	}
 	b.log.Info("shutting down", "open_requests", b.pending.count(), "countdown_s", countdown)
 	for _, s := range b.agentSessions() {
+		if a := s.bound(); a != nil {
+			b.setStatus(a, StatusStopping, "the bridge is shutting down")
+		}
 		notice := &canonical.Envelope{
 			Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
 			Receiver:  canonical.Address{Kind: canonical.AddressBroadcast},

@@ -22,6 +22,7 @@ const (
 	DefaultValidate        = "schema"
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultDedupeWindow    = time.Minute
+	DefaultHeartbeat       = 10 * time.Second
 	DefaultQueuePerAgent   = 1000   // messages waiting for one agent
 	DefaultQueueTotal      = 100000 // messages waiting for all agents
 	DefaultBackoffMin      = 100 * time.Millisecond
@@ -40,6 +41,7 @@ type Config struct {
 	WriteTimeout    time.Duration // how long one delivery may block
 	ShutdownTimeout time.Duration // how long a graceful shutdown may take
 	DedupeWindow    time.Duration // how long a message id is remembered: one sent again within it is delivered once
+	Heartbeat       time.Duration // how often WebSocket agents are pinged; 3 missed make one UNAVAILABLE; 0 turns it off
 	Validate        string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
 	QueuePerAgent   int           // bound of one agent's outbound queue
 	QueueTotal      int           // bound of all outbound queues together

@@ -71,6 +71,7 @@ func TestParseEveryKey(t *testing.T) {
 		QueuePerAgent:   DefaultQueuePerAgent,
 		ShutdownTimeout: DefaultShutdownTimeout,
 		DedupeWindow:    DefaultDedupeWindow,
+		Heartbeat:       DefaultHeartbeat,
 		QueueTotal:      DefaultQueueTotal,
 		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:        slog.LevelDebug,

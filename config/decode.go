@@ -38,7 +38,7 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, validate, queue, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, validate, queue, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -50,6 +50,7 @@ func (d *decoder) decode(data []byte) *Config {
 		Validate:        DefaultValidate,
 		ShutdownTimeout: DefaultShutdownTimeout,
 		DedupeWindow:    DefaultDedupeWindow,
+		Heartbeat:       DefaultHeartbeat,
 		QueuePerAgent:   DefaultQueuePerAgent,
 		QueueTotal:      DefaultQueueTotal,
 		LogLevel:        slog.LevelInfo,
@@ -114,6 +115,8 @@ func (d *decoder) decode(data []byte) *Config {
 			d.duration(v, "shutdown_timeout", &c.ShutdownTimeout)
 		case "dedupe_window":
 			d.duration(v, "dedupe_window", &c.DedupeWindow)
+		case "heartbeat":
+			d.duration(v, "heartbeat", &c.Heartbeat)
 		case "validate":
 			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
 				switch s {

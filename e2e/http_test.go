@@ -119,7 +119,8 @@ func TestWebhook(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the request did not reach the webhook")
 	}
-	// /v1/agents lists it, filtered by capability.
+	// /v1/agents lists it, filtered by capability, BUSY: the review request
+	// is in flight.
 	r, err := http.Get(h.httpURL() + "/v1/agents?capability=review")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestWebhook(t *testing.T) {
 	if err := json.NewDecoder(r.Body).Decode(&list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Agents) != 1 || list.Agents[0].ID != "hooked" || list.Agents[0].Transport != "http" || list.Agents[0].Status != "READY" {
+	if len(list.Agents) != 1 || list.Agents[0].ID != "hooked" || list.Agents[0].Transport != "http" || list.Agents[0].Status != "BUSY" {
 		t.Errorf("/v1/agents?capability=review = %+v", list.Agents)
 	}
 }

@@ -79,7 +79,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
-		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: dedupeWindow(cfg.DedupeWindow),
+		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
 		Logger: log, Metrics: metrics,
 	})
 	if err != nil {
@@ -185,9 +185,9 @@ func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
 	return nil
 }
 
-// dedupeWindow turns the config's dedupe_window into the bridge's option:
-// 0 in the config turns duplicate suppression off.
-func dedupeWindow(d time.Duration) time.Duration {
+// offIfZero turns a config duration into the bridge's option: 0 in the
+// config turns the feature off (dedupe_window, heartbeat).
+func offIfZero(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1
 	}

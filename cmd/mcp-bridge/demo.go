@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -282,12 +283,16 @@ func (d *demo) needsInput(ctx context.Context) error {
 	defer deployer.c.CloseNow()
 	done := make(chan error, 1)
 	go func() { done <- deployer.serve(ctx) }()
-	assign := func(args string) error {
+	// The second assignment, with the key, is the task's next attempt: the
+	// same task_id, retry_count 1 (the bridge delivers a repeat of the same
+	// task_id and retry_count once).
+	assign := func(args string, retry int) error {
 		return lead.send(ctx, &canonical.Envelope{Act: canonical.ActRequest, TaskID: "DEPLOY-42",
 			Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "DEPLOYER"}, Operation: canonical.Operation{Name: "deploy"},
-			Description: "Deploy the web service", Arguments: canonical.JSON(args)})
+			Description: "Deploy the web service", Arguments: canonical.JSON(args),
+			Extra: []canonical.Field{{Dialect: "bluelabel", Key: "retry_count", Value: canonical.JSON(strconv.Itoa(retry))}}})
 	}
-	if err := assign(`{"service":"web"}`); err != nil {
+	if err := assign(`{"service":"web"}`, 0); err != nil {
 		return err
 	}
 	ask, err := lead.recv(ctx)
@@ -297,7 +302,7 @@ func (d *demo) needsInput(ctx context.Context) error {
 	if ask.Act != canonical.ActNeedsInput {
 		return fmt.Errorf("BLUE-LEAD expected needs_input, got %s", ask.Act)
 	}
-	if err := assign(`{"service":"web","api_key":"demo-key-not-secret"}`); err != nil {
+	if err := assign(`{"service":"web","api_key":"demo-key-not-secret"}`, 1); err != nil {
 		return err
 	}
 	res, err := lead.recv(ctx)

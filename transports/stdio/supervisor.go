@@ -114,6 +114,7 @@ func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Du
 	}()
 
 	level := slog.LevelInfo
+	var lost error // set when the child died on its own
 	select {
 	case <-ctx.Done():
 		if err := c.stop(l, spec.StopGrace); err != nil {
@@ -122,6 +123,7 @@ func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Du
 	case <-c.exited:
 		l.shut()
 		level = slog.LevelWarn // it was not asked to
+		lost = fmt.Errorf("the child exited: %s", c.status())
 	}
 	ran := time.Since(c.started)
 	// What the child wrote before it exited is still delivered; a process
@@ -131,7 +133,11 @@ func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Du
 	_ = c.stderr.SetReadDeadline(cut)
 	<-framesDone
 	<-stderrDone
-	sess.Detach()
+	if lost != nil {
+		sess.Lost(lost)
+	} else {
+		sess.Detach()
+	}
 	c.closeOutput()
 	s.log.Log(context.Background(), level, "agent exited", "pid", c.pid(), "status", c.status(), "ran", ran.Round(time.Millisecond))
 	return ran, nil

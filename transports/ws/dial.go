@@ -75,8 +75,12 @@ func (d *Dialer) once(ctx context.Context) error {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return err
 	}
-	defer func() { c.CloseNow(); s.Detach() }()
 	err = serve(ctx, c, s, d.Bridge.MaxFrame())
-	c.Close(websocket.StatusNormalClosure, "")
+	c.CloseNow()
+	if closedNormally(err) || ctx.Err() != nil {
+		s.Detach()
+	} else {
+		s.Lost(err)
+	}
 	return err
 }

@@ -22,3 +22,6 @@ func (link) Transport() string { return "websocket" }
 func (l link) Close(reason string) error {
 	return l.c.Close(websocket.StatusGoingAway, truncate(reason))
 }
+
+// Ping checks the peer answers a WebSocket ping.
+func (l link) Ping(ctx context.Context) error { return l.c.Ping(ctx) }

@@ -43,12 +43,13 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int) e
 	}
 }
 
-// closedNormally reports whether err is the end of a connection rather
-// than a failure worth logging.
+// closedNormally reports whether err ends a connection the way it should
+// end: a close frame saying so, or the bridge's own going away. A
+// connection that just drops (EOF without a close frame) was lost.
 func closedNormally(err error) bool {
 	switch websocket.CloseStatus(err) {
 	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
 		return true
 	}
-	return errors.Is(err, context.Canceled) || errors.Is(err, io.EOF)
+	return errors.Is(err, context.Canceled)
 }

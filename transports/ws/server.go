@@ -54,13 +54,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return
 	}
+	err = serve(r.Context(), c, s, h.Bridge.MaxFrame())
 	// The connection goes first, so that a write to a peer that stopped
 	// reading ends at once and the session's queue can be failed.
-	defer func() { c.CloseNow(); s.Detach() }()
-	if err := serve(r.Context(), c, s, h.Bridge.MaxFrame()); !closedNormally(err) {
-		h.logger().Info("websocket connection ended", "remote", r.RemoteAddr, "agent", s.AgentID(), "error", err)
+	c.CloseNow()
+	if closedNormally(err) {
+		s.Detach()
+		return
 	}
-	c.Close(websocket.StatusNormalClosure, "")
+	h.logger().Info("websocket connection lost", "remote", r.RemoteAddr, "agent", s.AgentID(), "error", err)
+	s.Lost(err)
 }
 
 func (h *Handler) logger() *slog.Logger {

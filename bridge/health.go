@@ -1,0 +1,140 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Agent health (specs/collab.md sections 3.1 and 5.1). An agent is READY
+// while connected, BUSY while requests to it are in flight (shown, not
+// announced), UNAVAILABLE after unavailableAfter missed heartbeats or
+// request timeouts in a row, READY again as soon as it answers anything,
+// STOPPING while the bridge shuts down, and STOPPED while not connected.
+// Changes of availability are logged, set the bridge_agent_status metric,
+// and are published as an event to the topic StatusTopic, which agents of
+// any dialect can subscribe to.
+
+// StatusTopic is the topic agent status changes are published to.
+const StatusTopic = "agent-status"
+
+// StatusEvent is the event type of a status change.
+const StatusEvent = "agent_status_changed"
+
+// unavailableAfter is how many heartbeats missed, or requests timed out,
+// in a row make an agent UNAVAILABLE.
+const unavailableAfter = 3
+
+// Pinger is implemented by links that can check their peer is alive (a
+// WebSocket ping).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// setStatus moves a to status for reason, announcing the change. b.mu must
+// not be held.
+func (b *Bridge) setStatus(a *agent, status Status, reason string) {
+	b.mu.Lock()
+	old := a.status
+	if old == status {
+		b.mu.Unlock()
+		return
+	}
+	a.status = status
+	b.mu.Unlock()
+	b.log.Info("agent status", "agent", a.id, "status", status, "was", old, "reason", reason)
+	b.metrics.setStatus(a.id, status)
+	b.announce(a, old, status, reason)
+}
+
+// announce publishes a status change to the subscribers of StatusTopic.
+func (b *Bridge) announce(a *agent, old, status Status, reason string) {
+	b.mu.RLock()
+	var ts []target
+	for _, s := range b.agents {
+		if s.topics[StatusTopic] && s.session != nil && s != a {
+			ts = append(ts, target{s, s.session})
+		}
+	}
+	b.mu.RUnlock()
+	if len(ts) == 0 {
+		return
+	}
+	env := &canonical.Envelope{
+		Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
+		Receiver:  canonical.Address{Kind: canonical.AddressTopic, ID: StatusTopic},
+		Operation: canonical.Operation{Name: StatusEvent},
+		Arguments: canonical.JSON(fmt.Sprintf(`{"agent_id":%q,"status":%q,"previous":%q,"reason":%q}`, a.id, status, old, reason)),
+	}
+	b.fanout("", env, ts)
+}
+
+// heardFrom notes a message from a's agent, cheaply when all is well.
+func (b *Bridge) heardFrom(a *agent) {
+	b.mu.RLock()
+	fine := a.timeouts == 0 && a.missed == 0 && a.status != StatusUnavailable
+	b.mu.RUnlock()
+	if !fine {
+		b.heard(a)
+	}
+}
+
+// heard notes that a's agent answered something: it is alive.
+func (b *Bridge) heard(a *agent) {
+	b.mu.Lock()
+	a.timeouts, a.missed = 0, 0
+	back := a.status == StatusUnavailable
+	b.mu.Unlock()
+	if back {
+		b.setStatus(a, StatusReady, "it answered")
+	}
+}
+
+// timedOut notes that a request to a went unanswered.
+func (b *Bridge) timedOut(a *agent) {
+	b.mu.Lock()
+	a.timeouts++
+	down := a.timeouts >= unavailableAfter && a.status != StatusUnavailable && a.session != nil
+	n := a.timeouts
+	b.mu.Unlock()
+	if down {
+		b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d requests in a row timed out", n))
+	}
+}
+
+// heartbeat pings the session's peer every interval while it is attached,
+// for links that can.
+func (b *Bridge) heartbeat(s *Session, p Pinger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.gone:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		err := p.Ping(ctx)
+		cancel()
+		s.mu.Lock()
+		a := s.agent
+		s.mu.Unlock()
+		if a == nil || s.opts.Ephemeral {
+			continue
+		}
+		if err == nil {
+			b.heard(a)
+			continue
+		}
+		b.mu.Lock()
+		a.missed++
+		down := a.missed >= unavailableAfter && a.status != StatusUnavailable && a.session == s
+		n := a.missed
+		b.mu.Unlock()
+		if down {
+			b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d heartbeats missed", n))
+		}
+	}
+}
