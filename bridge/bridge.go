@@ -40,6 +40,12 @@ type Options struct {
 	// are; an agent that misses 3 in a row is UNAVAILABLE (default 10 s;
 	// negative turns heartbeats off).
 	Heartbeat time.Duration
+	// Retry is the retry policy for requests whose delivery or answer
+	// failed retryably; nil is DefaultRetryPolicy, MaxRetries 0 never
+	// retries. Breaker is each agent's circuit breaker; nil is
+	// DefaultBreakerPolicy, FailureThreshold 0 turns it off.
+	Retry   *RetryPolicy
+	Breaker *BreakerPolicy
 	// DecodeOnly skips checking each message against its dialect's schema
 	// and rules: only the decoder's checks apply (JSON, the types of the
 	// fields it reads, vocabulary words). Faster, for trusted agents.
@@ -81,6 +87,8 @@ type Bridge struct {
 	redactor                  redactor
 	dedupe                    *dedupe // nil: off
 	heartbeatEvery            time.Duration
+	retries                   RetryPolicy
+	breakers                  BreakerPolicy
 
 	mu       sync.RWMutex
 	agents   map[string]*agent // by canonical id
@@ -131,6 +139,13 @@ func New(opts Options) (*Bridge, error) {
 	}
 	if b.log == nil {
 		b.log = slog.Default()
+	}
+	b.retries, b.breakers = DefaultRetryPolicy, DefaultBreakerPolicy
+	if opts.Retry != nil {
+		b.retries = *opts.Retry
+	}
+	if opts.Breaker != nil {
+		b.breakers = *opts.Breaker
 	}
 	b.heartbeatEvery = opts.Heartbeat
 	if b.heartbeatEvery == 0 {

@@ -3,6 +3,7 @@ package bridge
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +34,9 @@ type pending struct {
 	// (guarded by the table's lock).
 	seen    *seen
 	waiters []*Session
+	// out is the request as delivered, for retries; attempts counts them.
+	out      atomic.Pointer[canonical.Envelope]
+	attempts atomic.Int32
 }
 
 // requesterKey finds the open request a requester's follow-up belongs to:
@@ -171,6 +175,13 @@ func (t *pendingTable) waiters(p *pending, final bool) []*Session {
 		w = append([]*Session(nil), w...)
 	}
 	return w
+}
+
+// isOpen reports whether p is still waiting for its answer.
+func (t *pendingTable) isOpen(p *pending) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byToken[p.token] == p
 }
 
 // takeAll closes and returns every open request.

@@ -78,12 +78,12 @@ func TestPendingTable(t *testing.T) {
 func TestRestore(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		p    pending
+		p    *pending
 		want string
 	}{
-		{"reply_with first", pending{replyWith: "rw", id: "id", taskID: "t"}, "rw"},
-		{"then the id", pending{id: "id", taskID: "t"}, "id"},
-		{"bluelabel: the task", pending{taskID: "T"}, "T"},
+		{"reply_with first", &pending{replyWith: "rw", id: "id", taskID: "t"}, "rw"},
+		{"then the id", &pending{id: "id", taskID: "t"}, "id"},
+		{"bluelabel: the task", &pending{taskID: "T"}, "T"},
 	} {
 		env := canonical.Envelope{InReplyTo: "TOKEN", TaskID: "TOKEN", Trace: canonical.Trace{}}
 		tc.p.sender = canonical.Party{ID: "req"}

@@ -17,6 +17,8 @@ type metrics struct {
 	queue       *prometheus.GaugeVec     // agent_queue_size{agent_id}
 	expired     prometheus.Counter       // bridge_messages_expired_total
 	duplicates  prometheus.Counter       // bridge_duplicates_total
+	retries     prometheus.Counter       // bridge_retries_total
+	circuit     *prometheus.GaugeVec     // bridge_circuit_state{agent_id}
 	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
 	handling    prometheus.Histogram     // bridge_message_handling_seconds
 	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
@@ -38,6 +40,12 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 		}, []string{"source", "error_type"}),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "agent_queue_size", Help: "Messages waiting in an agent's outbound queue.",
+		}, []string{"agent_id"}),
+		retries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bridge_retries_total", Help: "Requests delivered again after a retryable failure.",
+		}),
+		circuit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "bridge_circuit_state", Help: "An agent's circuit breaker: 0 closed, 1 half-open, 2 open.",
 		}, []string{"agent_id"}),
 		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_duplicates_total", Help: "Messages received again within the dedupe window, and not delivered again.",
@@ -65,7 +73,7 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}

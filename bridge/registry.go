@@ -52,6 +52,7 @@ type agent struct {
 	// in a row; inflight counts requests delivered and not answered.
 	timeouts, missed int
 	inflight         atomic.Int32
+	breaker          breaker
 }
 
 // AgentInfo describes an agent for GET /v1/agents.

@@ -19,8 +19,18 @@ func (b *Bridge) dispatch(s *Session, env *canonical.Envelope, first *seen) Rece
 	a, from := s.agent, s.codec.Name()
 	s.mu.Unlock()
 	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
-		final := isFinal(env.Act)
-		if p := b.pending.match(a, env, final); p != nil {
+		if p := b.pending.match(a, env, false); p != nil {
+			final := isFinal(env.Act)
+			if final {
+				failed := b.retries.retryable(env.Error)
+				b.outcome(a, !failed)
+				if failed && b.retry(p, env.Error) {
+					return Receipt{} // the requester sees the retry's answer
+				}
+				if !b.pending.take(p) {
+					return Receipt{} // answered or timed out meanwhile
+				}
+			}
 			b.answer(p, from, env, final)
 			return Receipt{}
 		}
@@ -102,6 +112,9 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	if b.isClosing() {
 		return s.refuse(env, b.closingRefusal())
 	}
+	if e := b.admit(t.agent); e != nil {
+		return s.refuse(env, e)
+	}
 	now := time.Now()
 	p := &pending{
 		seen:      first,
@@ -113,6 +126,7 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	d := timeoutFor(env, b.timeout, now)
 	token, replaced := b.pending.open(p, d, func() {
 		b.timedOut(t.agent)
+		b.outcome(t.agent, false)
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
 	})
 	_ = replaced // its token lives on in p; its timer is stopped
@@ -133,17 +147,9 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	if b.absorbsAccept(t.session.Dialect(), from) {
 		b.acknowledge(p)
 	}
-	failed := func(reason error) {
-		if !b.pending.take(p) {
-			return // answered or timed out already
-		}
-		code := canonical.ErrUnavailable
-		if errors.Is(reason, errExpired) {
-			code = canonical.ErrTimeout
-		}
-		b.fail(p, code, fmt.Sprintf("not delivered to %s: %v", t.agent.id, reason))
-	}
-	if err := b.send(from, &out, t.session, false, failed); err != nil {
+	sent := out
+	p.out.Store(&sent)
+	if err := b.send(from, &out, t.session, false, b.deliveryFailed(p)); err != nil && !b.retry(p, err) {
 		if b.pending.take(p) {
 			b.reply(p, err)
 		}

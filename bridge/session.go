@@ -212,7 +212,7 @@ func (s *Session) Receive(frame []byte) Receipt {
 	}
 	b.received(s, env, frame)
 	var first *seen
-	if b.dedupe != nil {
+	if b.dedupe != nil && !b.answersOpenRequest(s, env) {
 		if key := dedupeKey(s.AgentID(), env); key != "" && s.AgentID() != "" {
 			var dup bool
 			if first, dup = b.dedupe.check(key, time.Now()); dup {
@@ -232,6 +232,14 @@ func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem
 		return nil
 	}
 	return codec.Validate(frame)
+}
+
+// answersOpenRequest reports whether env answers a request still waiting:
+// such an answer is needed, even when it repeats an earlier one (an agent
+// answering a retry as it answered the first attempt).
+func (b *Bridge) answersOpenRequest(s *Session, env *canonical.Envelope) bool {
+	a := s.bound()
+	return a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) && b.pending.match(a, env, false) != nil
 }
 
 // bound returns the agent the session speaks for, nil if none yet.

@@ -42,10 +42,12 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long a graceful shutdown may take
 	DedupeWindow    time.Duration // how long a message id is remembered: one sent again within it is delivered once
 	Heartbeat       time.Duration // how often WebSocket agents are pinged; 3 missed make one UNAVAILABLE; 0 turns it off
-	Validate        string        // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
-	QueuePerAgent   int           // bound of one agent's outbound queue
-	QueueTotal      int           // bound of all outbound queues together
-	Mappings        []string      // mapping files, joined to the config file's directory
+	Retry           Retry         // when requests are delivered again
+	CircuitBreaker  CircuitBreaker
+	Validate        string   // "schema": every message against its dialect's schema and rules; "decode": the decoder's checks only
+	QueuePerAgent   int      // bound of one agent's outbound queue
+	QueueTotal      int      // bound of all outbound queues together
+	Mappings        []string // mapping files, joined to the config file's directory
 	LogLevel        slog.Level
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)

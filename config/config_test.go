@@ -72,6 +72,8 @@ func TestParseEveryKey(t *testing.T) {
 		ShutdownTimeout: DefaultShutdownTimeout,
 		DedupeWindow:    DefaultDedupeWindow,
 		Heartbeat:       DefaultHeartbeat,
+		Retry:           DefaultRetry,
+		CircuitBreaker:  DefaultCircuitBreaker,
 		QueueTotal:      DefaultQueueTotal,
 		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:        slog.LevelDebug,
@@ -264,5 +266,31 @@ func TestQueue(t *testing.T) {
 	}
 	if c.QueuePerAgent != 50 || c.QueueTotal != 500 {
 		t.Errorf("queue %d/%d", c.QueuePerAgent, c.QueueTotal)
+	}
+}
+
+func TestResilience(t *testing.T) {
+	c, err := Parse("r.yaml", []byte(`retry: {max_retries: 5, initial_delay: 20ms, max_delay: 1s, backoff_factor: 1.5, retryable_errors: [timeout]}
+circuit_breaker: {failure_threshold: 2, reset_timeout: 200ms, half_open_requests: 1}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Retry{MaxRetries: 5, InitialDelay: 20 * time.Millisecond, MaxDelay: time.Second, BackoffFactor: 1.5, RetryableErrors: []string{"timeout"}}
+	if !reflect.DeepEqual(c.Retry, want) {
+		t.Errorf("retry %+v", c.Retry)
+	}
+	if c.CircuitBreaker != (CircuitBreaker{FailureThreshold: 2, ResetTimeout: 200 * time.Millisecond, HalfOpenRequests: 1}) {
+		t.Errorf("circuit_breaker %+v", c.CircuitBreaker)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"retry: {backoff_factor: 0.5}\n", `r.yaml:1: retry.backoff_factor: "0.5" is not a number of at least 1`},
+		{"retry: {retryable_errors: [timeout, flaky]}\n", `r.yaml:1: retry.retryable_errors: "flaky" is not a canonical error code`},
+		{"retry: {tries: 3}\n", "r.yaml:1: retry.tries: unknown key (want max_retries, initial_delay, max_delay, backoff_factor, retryable_errors)"},
+		{"circuit_breaker: {half_open_requests: 0}\n", `r.yaml:1: circuit_breaker.half_open_requests: "0" is not a whole number of at least 1`},
+	} {
+		if _, err := Parse("r.yaml", []byte(tc.in), nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %s", tc.in, err, tc.want)
+		}
 	}
 }

@@ -38,7 +38,7 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, validate, queue, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -51,6 +51,8 @@ func (d *decoder) decode(data []byte) *Config {
 		ShutdownTimeout: DefaultShutdownTimeout,
 		DedupeWindow:    DefaultDedupeWindow,
 		Heartbeat:       DefaultHeartbeat,
+		Retry:           DefaultRetry,
+		CircuitBreaker:  DefaultCircuitBreaker,
 		QueuePerAgent:   DefaultQueuePerAgent,
 		QueueTotal:      DefaultQueueTotal,
 		LogLevel:        slog.LevelInfo,
@@ -128,6 +130,10 @@ func (d *decoder) decode(data []byte) *Config {
 			}
 		case "queue":
 			d.queue(v, c)
+		case "retry":
+			d.retry(v, c)
+		case "circuit_breaker":
+			d.circuitBreaker(v, c)
 		case "mappings":
 			c.Mappings = d.mappings(v)
 		case "log":

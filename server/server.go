@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -80,6 +81,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
+		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
+			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
+			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
 		Logger: log, Metrics: metrics,
 	})
 	if err != nil {
@@ -192,4 +196,13 @@ func offIfZero(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// retryPolicy is the bridge's form of the config's retry.
+func retryPolicy(r config.Retry) *bridge.RetryPolicy {
+	p := &bridge.RetryPolicy{MaxRetries: r.MaxRetries, InitialDelay: r.InitialDelay, MaxDelay: r.MaxDelay, BackoffFactor: r.BackoffFactor}
+	for _, c := range r.RetryableErrors {
+		p.RetryableErrors = append(p.RetryableErrors, canonical.ErrorCode(c))
+	}
+	return p
 }
