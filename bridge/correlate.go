@@ -34,6 +34,8 @@ type pending struct {
 	// (guarded by the table's lock).
 	seen    *seen
 	waiters []*Session
+	// level is the request's queue level: its answers go no lower.
+	level int
 	// out is the request as delivered, for retries; attempts counts them.
 	out      atomic.Pointer[canonical.Envelope]
 	attempts atomic.Int32

@@ -18,6 +18,7 @@ type metrics struct {
 	expired     prometheus.Counter       // bridge_messages_expired_total
 	duplicates  prometheus.Counter       // bridge_duplicates_total
 	retries     prometheus.Counter       // bridge_retries_total
+	boosts      prometheus.Counter       // bridge_priority_boosts_total
 	circuit     *prometheus.GaugeVec     // bridge_circuit_state{agent_id}
 	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
 	handling    prometheus.Histogram     // bridge_message_handling_seconds
@@ -41,6 +42,9 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "agent_queue_size", Help: "Messages waiting in an agent's outbound queue.",
 		}, []string{"agent_id"}),
+		boosts: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bridge_priority_boosts_total", Help: "Answers raised to the priority of the request they answer.",
+		}),
 		retries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_retries_total", Help: "Requests delivered again after a retryable failure.",
 		}),
@@ -73,7 +77,7 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.boosts, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}

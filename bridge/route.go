@@ -122,6 +122,7 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 		id: env.ID, replyWith: env.ReplyWith, correlationID: env.CorrelationID, taskID: env.TaskID,
 		sender:   canonical.Party{ID: b.canonicalID(from, env.Sender.ID), Name: env.Sender.Name},
 		receiver: t.agent, act: env.Act, operation: opName(from, env.Operation), start: now, trace: env.Trace,
+		level: levelOf(env.Priority),
 	}
 	d := timeoutFor(env, b.timeout, now)
 	token, replaced := b.pending.open(p, d, func() {
@@ -195,6 +196,7 @@ func (b *Bridge) toRequester(p *pending, from string, env *canonical.Envelope, f
 	d, err := b.encodeFor(from, env, p.requester, final)
 	if err == nil && d != nil {
 		d.failed = b.unsent(what, p.requester, env)
+		b.boost(d, p, env)
 		err = b.queue(d, p.requester, env)
 	}
 	if err != nil {
@@ -437,4 +439,26 @@ func (b *Bridge) available(ts []target) []target {
 		}
 	}
 	return up
+}
+
+// boost raises an answer to its request's priority (specs/collab.md 8.2):
+// a HIGH request's answer sent as NORMAL would otherwise wait behind the
+// requester's NORMAL traffic, holding up a HIGH task with a lower one. The
+// boost is for the queue only; the message keeps its own priority.
+func (b *Bridge) boost(d *delivery, p *pending, env *canonical.Envelope) {
+	if d.level >= p.level {
+		return
+	}
+	b.log.Info("priority boost", "requester", p.sender.ID, "from", p.receiver.id, "act", env.Act,
+		"priority", levelName(d.level), "raised_to", levelName(p.level))
+	b.metrics.boosts.Inc()
+	d.level = p.level
+}
+
+// levelName names a queue level as the canonical priority scale does.
+func levelName(level int) string {
+	if p, ok := canonical.PriorityFromLevel(level); ok {
+		return p.String()
+	}
+	return fmt.Sprint(level)
 }

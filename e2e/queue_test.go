@@ -230,3 +230,42 @@ func firstDiff(a, b []string) string {
 	}
 	return "length"
 }
+
+// TestPriorityBoost: the answer to a HIGH request, sent without a
+// priority, is raised to HIGH so that it does not wait behind the
+// requester's NORMAL backlog (priority inversion, specs/collab.md 8.2).
+func TestPriorityBoost(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = time.Minute
+	h := start(t, cfg)
+	responder := h.dial("swarm", "swarm-agent")
+	flooder := h.dial("swarm", requester("swarm"))
+	busy := h.dial("collab", requester("collab")) // does not read until the end
+	const n = 300
+	for i := range n {
+		flooder.send(flooder.encode(&canonical.Envelope{Act: canonical.ActEvent, ID: fmt.Sprintf("n-%d", i),
+			Sender: canonical.Party{ID: requester("swarm")}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: requester("collab")},
+			Operation: canonical.Operation{Name: "tick"}, Arguments: canonical.JSON(`{"pad":"` + pad + `"}`)}))
+	}
+	req := request("collab", "swarm-agent", "urgent_work", `{}`, "high-1")
+	req.Priority = canonical.PriorityHigh
+	busy.send(busy.encode(req))
+	responder.send(answerAs(t, responder.recv(), "swarm-agent"))
+	// Wait until the bridge has boosted the answer, then read.
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(h.logs.String(), `"msg":"priority boost"`) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	at := -1
+	for i := 0; i <= n; i++ {
+		frame := busy.recv()
+		if gjson.GetBytes(frame, "header.correlationId").String() == "high-1" {
+			at = i
+			break
+		}
+	}
+	if at < 0 || at == n {
+		t.Fatalf("the answer came after the whole backlog (at %d)", at)
+	}
+	t.Logf("the boosted answer arrived %d of %d (the rest of the backlog was still queued)", at+1, n+1)
+}
