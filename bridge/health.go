@@ -8,7 +8,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
-// Agent health (specs/collab.md sections 3.1 and 5.1). An agent is READY
+// Agent health (specs/collab.md sections 3.1 and 5.1). An agent the bridge
+// starts or dials itself is INITIALIZING until it is connected. An agent is READY
 // while connected, BUSY while requests to it are in flight (shown, not
 // announced), UNAVAILABLE after unavailableAfter missed heartbeats or
 // request timeouts in a row, READY again as soon as it answers anything,
@@ -136,5 +137,22 @@ func (b *Bridge) heartbeat(s *Session, p Pinger, interval time.Duration) {
 		if down {
 			b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d heartbeats missed", n))
 		}
+	}
+}
+
+// Starting marks the declared agent id INITIALIZING: the bridge is
+// starting it (a stdio child) or dialling it, and it is not connected yet.
+func (b *Bridge) Starting(id string) {
+	b.mu.RLock()
+	a := b.agents[id]
+	b.mu.RUnlock()
+	if a == nil {
+		return
+	}
+	b.mu.Lock()
+	connected := a.session != nil
+	b.mu.Unlock()
+	if !connected {
+		b.setStatus(a, StatusInitializing, "being started")
 	}
 }

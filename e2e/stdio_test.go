@@ -42,6 +42,9 @@ func TestStdioAgent(t *testing.T) {
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 	}}
 	h := start(t, cfg)
+	if s := h.statusOf("STDIO-FUSE"); s != "INITIALIZING" && s != "READY" {
+		t.Errorf("a stdio agent being started is %s", s)
+	}
 	h.agentUp("STDIO-FUSE", 1)
 	c := h.dial("elizaacl", requester("elizaacl"))
 	ask := func(id string) *canonical.Envelope {

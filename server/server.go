@@ -91,6 +91,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	}
 	for _, a := range cfg.Agents {
 		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: a.Tools, Subscribe: a.Subscribe})
+		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket {
+			b.Starting(a.ID) // Run starts or dials it
+		}
 	}
 	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
