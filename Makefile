@@ -12,7 +12,7 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION ?= v0.8.2
 DIALECTS    := elizaacl collab bluelabel fuse swarm declared
 
-.PHONY: all build run demo tour test bench bench-hop fuzz lint fmt tidy clean
+.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean
 
 all: lint test
 
@@ -52,6 +52,20 @@ bench:
 # WebSocket, beside a bare forwarding hop measured in the same run.
 bench-hop:
 	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
+
+# A bounded load through a bridge on loopback (mcp-bridge bench): 100
+# agents, ten requesters and ten responders per dialect, first LOADPAIRS
+# request/answer pairs as fast as an 8-request window allows, then
+# LOADRATEPAIRS pairs offered at LOADRATE pairs/s. Each prints throughput,
+# latency, errors, and requests lost, duplicated or reordered, and fails
+# if there were any, or errors.
+LOADPAIRS     ?= 1000000
+LOADRATE      ?= 5000
+LOADRATEPAIRS ?= 300000
+LOADVALIDATE  ?= schema
+loadtest: build
+	$(BIN) bench --agents 100 --pairs $(LOADPAIRS) --validate $(LOADVALIDATE) --timeout 10m
+	$(BIN) bench --agents 100 --pairs $(LOADRATEPAIRS) --rate $(LOADRATE) --validate $(LOADVALIDATE) --timeout 10m
 
 # A short fuzz run of every decoder (FUZZTIME executions each), seeded from
 # the samples.

@@ -196,6 +196,8 @@ func (b *Bridge) toRequester(p *pending, from string, env *canonical.Envelope, f
 	d, err := b.encodeFor(from, env, p.requester, final)
 	if err == nil && d != nil {
 		d.failed = b.unsent(what, p.requester, env)
+		// The requester asked: its answer is not held to its queue's bound.
+		d.force = true
 		b.boost(d, p, env)
 		err = b.queue(d, p.requester, env)
 	}

@@ -66,10 +66,14 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		go b.heartbeat(s, p, b.heartbeatEvery)
 	}
 	if o.AgentID != "" {
-		if e := s.bind(o.AgentID); e != nil {
+		s.mu.Lock()
+		e := s.bind(o.AgentID)
+		s.mu.Unlock()
+		if e != nil {
 			s.Detach()
 			return nil, errors.New(e.Message)
 		}
+		s.connected()
 	}
 	return s, nil
 }
@@ -95,7 +99,8 @@ func (s *Session) AgentID() string {
 }
 
 // bind makes the session speak for the agent id (canonical), checking its
-// token and dialect. A non-ephemeral session also receives the agent's
+// token and dialect; s.mu is held. The caller announces the agent READY
+// (connected) once s.mu is released: announcing locks other sessions. A non-ephemeral session also receives the agent's
 // messages from now on, replacing an earlier connection of the agent.
 func (s *Session) bind(id string) *canonical.Error {
 	b := s.b
@@ -120,9 +125,6 @@ func (s *Session) bind(id string) *canonical.Error {
 		a.timeouts, a.missed = 0, 0
 	}
 	b.mu.Unlock()
-	if !s.opts.Ephemeral {
-		b.setStatus(a, StatusReady, "connected")
-	}
 	s.agent = a
 	if old != nil && old != s {
 		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
@@ -130,6 +132,14 @@ func (s *Session) bind(id string) *canonical.Error {
 		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
 	}
 	return nil
+}
+
+// connected announces the session's agent READY, when the session
+// delivers for it.
+func (s *Session) connected() {
+	if a := s.bound(); a != nil && !s.opts.Ephemeral {
+		s.b.setStatus(a, StatusReady, "connected")
+	}
 }
 
 // Detach removes the connection, closed as it should be: its agent is
@@ -301,15 +311,21 @@ func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 		return nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.agent != nil { // bound meanwhile by another frame
-		if s.agent.id != id {
+		bound := s.agent.id
+		s.mu.Unlock()
+		if bound != id {
 			return &canonical.Error{Code: canonical.ErrUnauthorized,
-				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", s.agent.id, env.Sender.ID)}
+				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", bound, env.Sender.ID)}
 		}
 		return nil
 	}
-	return s.bind(id)
+	e := s.bind(id)
+	s.mu.Unlock()
+	if e == nil {
+		s.connected()
+	}
+	return e
 }
 
 // canonicalID returns the registry id of an agent dialect names id.

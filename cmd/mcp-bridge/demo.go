@@ -50,10 +50,11 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 
 // demo is a running bridge with the demo's cast.
 type demo struct {
-	out  io.Writer
-	url  string
-	mu   sync.Mutex // serializes printing
-	seen chan delivery
+	out    io.Writer
+	url    string
+	mu     sync.Mutex // serializes printing
+	seen   chan delivery
+	agents sync.WaitGroup
 }
 
 // delivery is a frame an agent received.
@@ -90,6 +91,10 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	defer func() { stopServer(); <-served }()
 
 	d := &demo{out: out, url: "ws://" + ln.Addr().String(), seen: make(chan delivery, 256)}
+	// The agents stop before the bridge does (defers run last first), so
+	// nothing prints after the demo returns.
+	agentsCtx, stopAgents := context.WithCancel(ctx)
+	defer func() { stopAgents(); d.agents.Wait() }()
 	fmt.Fprintf(out, "bridge on %s\n", ln.Addr())
 	cast := []agent.Options{
 		{ID: "Eddy", Dialect: "elizaacl", Tools: []string{"echo"}},
@@ -99,7 +104,7 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	}
 	agents := map[string]*agent.Agent{}
 	for _, o := range cast {
-		a, err := d.start(ctx, o)
+		a, err := d.start(agentsCtx, o)
 		if err != nil {
 			return err
 		}
@@ -148,7 +153,7 @@ func (d *demo) start(ctx context.Context, o agent.Options) (*agent.Agent, error)
 	if err != nil {
 		return nil, err
 	}
-	go func() { _ = a.Connect(ctx, d.url, "") }()
+	d.agents.Go(func() { _ = a.Connect(ctx, d.url, "") })
 	return a, nil
 }
 

@@ -31,6 +31,7 @@ func commands() map[string]command {
 		"version":   {"print the version", runVersion},
 		"serve":     {"run the bridge: agents of every dialect connect and talk through it", runServe},
 		"agent":     {"run a reference agent of any dialect", runAgent},
+		"bench":     {"drive a bounded load through a bridge on loopback and report", runBench},
 		"demo":      {"run a bridge and one agent per dialect, and show them talking", runDemo},
 	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBenchUsage checks the command lines the bench command refuses.
+func TestBenchUsage(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"one agent", []string{"--agents", "1"}, "bench: agents 1: at least 2"},
+		{"no pairs", []string{"--pairs", "0"}, "bench: pairs 0: at least 1"},
+		{"negative rate", []string{"--rate", "-1"}, "bench: rate -1:"},
+		{"no window", []string{"--window", "0"}, "bench: window 0: at least 1"},
+		{"unknown validation", []string{"--validate", "none"}, `bench: validate "none": schema or decode`},
+		{"negative payload", []string{"--payload", "-3"}, "bench: payload -3:"},
+		{"negative fail-every", []string{"--fail-every", "-1"}, "bench: fail-every -1:"},
+		{"no time", []string{"--timeout", "0s"}, "bench: timeout 0s: more than 0"},
+		{"not a number", []string{"--pairs", "many"}, `invalid value "many" for flag -pairs`},
+		{"a stray argument", []string{"--pairs", "10", "extra"}, `bench: unexpected argument "extra"`},
+		{"unknown flag", []string{"--verbose"}, "flag provided but not defined"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := runBench(tc.args, strings.NewReader(""), &out, &errOut); code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(errOut.String(), tc.stderr) || out.Len() != 0 {
+				t.Errorf("stdout %q stderr %q, want %q on stderr", out.String(), errOut.String(), tc.stderr)
+			}
+		})
+	}
+}
+
+// TestBench runs small loads in process: a clean one exits 0 with the
+// report on standard output; one whose responders fail every 10th request
+// exits 1 and says why.
+func TestBench(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+	}{
+		{"clean", []string{"--agents", "10", "--pairs", "500"}, exitOK,
+			[]string{"10 agents (5 requesters, 5 responders, over 5 dialects), validate schema, window 8", "500 asked, 500 sent, 500 completed", "lost         0", "\nPASS: "}},
+		{"decode, a fixed rate", []string{"--agents", "10", "--pairs", "200", "--validate", "decode", "--rate", "2000", "--window", "2"}, exitOK,
+			[]string{"validate decode, window 2, 2000 pairs/s offered", "200 completed", "\nPASS: "}},
+		{"errors", []string{"--agents", "10", "--pairs", "500", "--fail-every", "10"}, exitInvalid,
+			[]string{"450 completed", "errors       50", "\nFAIL: 50 errors\n"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runBench(tc.args, strings.NewReader(""), &out, &errOut)
+			t.Log("\n" + out.String())
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, errOut.String())
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("no %q in the report", want)
+				}
+			}
+		})
+	}
+}
+
+// TestBenchProcess runs `mcp-bridge bench` as a child process.
+func TestBenchProcess(t *testing.T) {
+	if _, registered := commands()["bench"]; !registered {
+		t.Fatal(`main.go does not register the bench command: commands() needs "bench": {..., runBench}`)
+	}
+	cmd := exec.Command(os.Args[0], "bench", "--agents", "10", "--pairs", "300")
+	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("exit: %v; stderr %s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "300 completed") || !strings.Contains(out.String(), "\nPASS: ") {
+		t.Errorf("stdout %s", out.String())
+	}
+	if !strings.Contains(errOut.String(), "mcp-bridge bench: a bridge on loopback, 10 agents, 300 pairs") {
+		t.Errorf("stderr %s", errOut.String())
+	}
+}

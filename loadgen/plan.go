@@ -1,0 +1,70 @@
+package loadgen
+
+import (
+	"fmt"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+)
+
+// dialectNames are the five built-in dialects, in the order agents are
+// dealt to them.
+var dialectNames = builtin.Names
+
+// peer is one planned agent.
+type peer struct {
+	id      string // as every dialect writes it: upper case, for bluelabel
+	dialect int    // index in dialectNames
+}
+
+// plan is who talks to whom.
+type plan struct {
+	requesters []peer
+	responders []peer
+	// targets[i] are the responders requester i sends to, in the order
+	// it cycles through them.
+	targets [][]int
+	// quota[i] is how many requests requester i sends.
+	quota []int
+}
+
+// newPlan deals agents out: the first half (rounded down) requesters, the
+// rest responders, each half round robin over the dialects. A requester
+// sends to every responder of another dialect (to all of them when there
+// is none), starting at a different one for each requester, and sends
+// pairs/requesters requests, the first pairs%requesters one more.
+func newPlan(agents, pairs int) *plan {
+	nreq := agents / 2
+	p := &plan{}
+	for i := range nreq {
+		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialectNames)})
+	}
+	for j := range agents - nreq {
+		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialectNames)})
+	}
+	for i, r := range p.requesters {
+		var others, all []int
+		for j, s := range p.responders {
+			all = append(all, j)
+			if s.dialect != r.dialect {
+				others = append(others, j)
+			}
+		}
+		if len(others) == 0 {
+			others = all
+		}
+		k := i % len(others)
+		p.targets = append(p.targets, append(others[k:len(others):len(others)], others[:k]...))
+		q := pairs / nreq
+		if i < pairs%nreq {
+			q++
+		}
+		p.quota = append(p.quota, q)
+	}
+	return p
+}
+
+// target returns the index, in the requester's targets, of the responder
+// its request seq goes to.
+func (p *plan) target(requester, seq int) int {
+	return seq % len(p.targets[requester])
+}
