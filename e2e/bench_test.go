@@ -246,34 +246,23 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "msgs/s")
 }
 
-// BenchmarkHop is request/response between a collab and a swarm agent.
-func BenchmarkHop(b *testing.B) {
+// hops runs bench over each way from a collab agent to a swarm agent: a
+// bare hop, the bridge validating schemas, the bridge trusting decoders.
+func hops(b *testing.B, bench func(b *testing.B, from, to string)) {
 	b.Run("bare", func(b *testing.B) {
 		u := bareHop(b)
-		benchRoundTrip(b, u+"/a", u+"/b")
+		bench(b, u+"/a", u+"/b")
 	})
-	b.Run("bridge", func(b *testing.B) {
-		req, resp := bridgeHop(b, "schema")
-		benchRoundTrip(b, req, resp)
-	})
-	b.Run("bridge-decode", func(b *testing.B) {
-		req, resp := bridgeHop(b, "decode")
-		benchRoundTrip(b, req, resp)
-	})
+	for _, mode := range []struct{ name, validate string }{{"bridge", "schema"}, {"bridge-decode", "decode"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			from, to := bridgeHop(b, mode.validate)
+			bench(b, from, to)
+		})
+	}
 }
 
+// BenchmarkHop is request/response between a collab and a swarm agent.
+func BenchmarkHop(b *testing.B) { hops(b, benchRoundTrip) }
+
 // BenchmarkOneWay is one-way forwarded throughput, collab to swarm.
-func BenchmarkOneWay(b *testing.B) {
-	b.Run("bare", func(b *testing.B) {
-		u := bareHop(b)
-		benchOneWay(b, u+"/a", u+"/b")
-	})
-	b.Run("bridge", func(b *testing.B) {
-		req, resp := bridgeHop(b, "schema")
-		benchOneWay(b, req, resp)
-	})
-	b.Run("bridge-decode", func(b *testing.B) {
-		req, resp := bridgeHop(b, "decode")
-		benchOneWay(b, req, resp)
-	})
-}
+func BenchmarkOneWay(b *testing.B) { hops(b, benchOneWay) }

@@ -58,15 +58,21 @@ func probe(c *client, id string) [][]byte {
 	}
 }
 
+// stallSetup starts a server (cfg's, with a minute's write timeout: the
+// stalled agent must not be cut off), a fuse reference agent, a swarm agent
+// STALLED that does not read until the test says, and a collab sender.
+func stallSetup(t *testing.T, cfg *config.Config) (h *harness, stalled, sender *client) {
+	t.Helper()
+	cfg.WriteTimeout = time.Minute
+	h = start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	return h, h.dial("swarm", "STALLED"), h.dial("collab", requester("collab"))
+}
+
 // TestSlowConsumer: an agent that stops reading holds up only its own
 // queue; requests between other agents are answered meanwhile.
 func TestSlowConsumer(t *testing.T) {
-	cfg := config.Default()
-	cfg.WriteTimeout = time.Minute
-	h := start(t, cfg)
-	h.runAgent("fuse", responder("fuse"))
-	stalled := h.dial("swarm", "STALLED")
-	a := h.dial("collab", requester("collab"))
+	_, stalled, a := stallSetup(t, config.Default())
 	for i := range 300 {
 		a.send(collabEvent(a, "STALLED", fmt.Sprintf("flood-%d", i), 0, 0, pad))
 	}
@@ -84,12 +90,8 @@ func TestSlowConsumer(t *testing.T) {
 // retryable error in its dialect, and nothing accepted is lost.
 func TestQueueFull(t *testing.T) {
 	cfg := config.Default()
-	cfg.WriteTimeout = time.Minute
 	cfg.QueuePerAgent = 8
-	h := start(t, cfg)
-	h.runAgent("fuse", responder("fuse"))
-	stalled := h.dial("swarm", "STALLED")
-	a := h.dial("collab", requester("collab"))
+	_, stalled, a := stallSetup(t, cfg)
 	const n = 400
 	for i := range n {
 		a.send(collabEvent(a, "STALLED", fmt.Sprintf("f-%d", i), 0, 0, pad))
@@ -129,12 +131,7 @@ func TestQueueFull(t *testing.T) {
 // TestCriticalOvertakes: a CRITICAL message goes before a queued backlog
 // of LOW ones, which keep their order.
 func TestCriticalOvertakes(t *testing.T) {
-	cfg := config.Default()
-	cfg.WriteTimeout = time.Minute
-	h := start(t, cfg)
-	h.runAgent("fuse", responder("fuse"))
-	stalled := h.dial("swarm", "STALLED")
-	a := h.dial("collab", requester("collab"))
+	_, stalled, a := stallSetup(t, config.Default())
 	const n = 300
 	for i := range n {
 		a.send(collabEvent(a, "STALLED", fmt.Sprintf("low-%d", i), canonical.PriorityLow, 0, pad))
@@ -159,12 +156,7 @@ func TestCriticalOvertakes(t *testing.T) {
 // TestExpiredNeverDelivered: messages whose ttl passes while queued are
 // dropped, and counted.
 func TestExpiredNeverDelivered(t *testing.T) {
-	cfg := config.Default()
-	cfg.WriteTimeout = time.Minute
-	h := start(t, cfg)
-	h.runAgent("fuse", responder("fuse"))
-	stalled := h.dial("swarm", "STALLED")
-	a := h.dial("collab", requester("collab"))
+	h, stalled, a := stallSetup(t, config.Default())
 	for i := range 300 {
 		a.send(collabEvent(a, "STALLED", fmt.Sprintf("fill-%d", i), 0, 0, pad))
 	}
@@ -194,12 +186,8 @@ func TestExpiredNeverDelivered(t *testing.T) {
 // its queue's bound.
 func TestMemoryBounded(t *testing.T) {
 	cfg := config.Default()
-	cfg.WriteTimeout = time.Minute
 	cfg.QueuePerAgent = 50
-	h := start(t, cfg)
-	h.runAgent("fuse", responder("fuse"))
-	h.dial("swarm", "STALLED")
-	a := h.dial("collab", requester("collab"))
+	_, _, a := stallSetup(t, cfg)
 	sent := 0
 	flood := func(n int) uint64 {
 		for range n {
