@@ -93,7 +93,8 @@ type Bridge struct {
 	mu       sync.RWMutex
 	agents   map[string]*agent // by canonical id
 	sessions map[*Session]struct{}
-	closing  bool // Shutdown has begun
+	closing  bool          // Shutdown has begun
+	stopped  chan struct{} // closed by Shutdown: background loops end
 	pending  *pendingTable
 	rr       atomic.Uint64 // round robin over agents serving an operation
 }
@@ -157,11 +158,15 @@ func New(opts Options) (*Bridge, error) {
 	case opts.DedupeWindow > 0:
 		b.dedupe = newDedupe(opts.DedupeWindow)
 	}
+	b.stopped = make(chan struct{})
 	m, err := newMetrics(opts.Metrics, func() float64 { return float64(b.pending.count()) })
 	if err != nil {
 		return nil, err
 	}
 	b.metrics = m
+	if b.heartbeatEvery > 0 {
+		b.heartbeats(b.heartbeatEvery)
+	}
 	return b, nil
 }
 

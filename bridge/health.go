@@ -105,38 +105,44 @@ func (b *Bridge) timedOut(a *agent) {
 	}
 }
 
-// heartbeat pings the session's peer every interval while it is attached,
-// for links that can.
-func (b *Bridge) heartbeat(s *Session, p Pinger, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+// heartbeats pings every attached connection that can be pinged, every
+// interval, until the bridge shuts down. One timer serves all sessions.
+func (b *Bridge) heartbeats(interval time.Duration) {
+	time.AfterFunc(interval, func() {
 		select {
-		case <-s.gone:
+		case <-b.stopped:
 			return
-		case <-t.C:
+		default:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), interval)
-		err := p.Ping(ctx)
-		cancel()
-		s.mu.Lock()
-		a := s.agent
-		s.mu.Unlock()
-		if a == nil || s.opts.Ephemeral {
-			continue
+		for _, s := range b.allSessions() {
+			if p, ok := s.link.(Pinger); ok && !s.opts.Ephemeral {
+				go b.ping(s, p, interval)
+			}
 		}
-		if err == nil {
-			b.heard(a)
-			continue
-		}
-		b.mu.Lock()
-		a.missed++
-		down := a.missed >= unavailableAfter && a.status != StatusUnavailable && a.session == s
-		n := a.missed
-		b.mu.Unlock()
-		if down {
-			b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d heartbeats missed", n))
-		}
+		b.heartbeats(interval)
+	})
+}
+
+// ping checks one session's peer, counting a miss against its agent.
+func (b *Bridge) ping(s *Session, p Pinger, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err := p.Ping(ctx)
+	cancel()
+	a := s.bound()
+	if a == nil {
+		return
+	}
+	if err == nil {
+		b.heard(a)
+		return
+	}
+	b.mu.Lock()
+	a.missed++
+	down := a.missed >= unavailableAfter && a.status != StatusUnavailable && a.session == s
+	n := a.missed
+	b.mu.Unlock()
+	if down {
+		b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d heartbeats missed", n))
 	}
 }
 

@@ -23,8 +23,7 @@ type Session struct {
 	agent  *agent         // the agent it speaks for; nil until bound
 	closed bool
 	logs   sessionLogs
-	out    *outbox       // what the bridge sends it, waiting for its link
-	gone   chan struct{} // closed by Detach
+	out    *outbox // what the bridge sends it, waiting for its link
 }
 
 // Receipt says what became of one received frame.
@@ -42,7 +41,7 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 // Attach adds a connection. An agent id in o binds it at once; a bad token
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
-	s := &Session{b: b, link: l, opts: o, gone: make(chan struct{})}
+	s := &Session{b: b, link: l, opts: o}
 	if o.Dialect != "" {
 		c, ok := b.reg.Lookup(o.Dialect)
 		if !ok {
@@ -62,9 +61,6 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	b.mu.Unlock()
 	b.metrics.connections.Inc()
 	s.out = newOutbox(b, s)
-	if p, ok := l.(Pinger); ok && b.heartbeatEvery > 0 && !o.Ephemeral {
-		go b.heartbeat(s, p, b.heartbeatEvery)
-	}
 	if o.AgentID != "" {
 		s.mu.Lock()
 		e := s.bind(o.AgentID)
@@ -170,7 +166,6 @@ func (s *Session) detach(status Status, reason string) {
 		gone = true
 	}
 	b.mu.Unlock()
-	close(s.gone)
 	if attached {
 		b.metrics.connections.Dec()
 	}

@@ -39,6 +39,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	b.closing = true
+	close(b.stopped)
 	b.mu.Unlock()
 	countdown := 0
 	if d, ok := ctx.Deadline(); ok {
