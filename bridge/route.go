@@ -125,12 +125,13 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 		level: levelOf(env.Priority),
 	}
 	d := timeoutFor(env, b.timeout, now)
-	token, replaced := b.pending.open(p, d, func() {
+	// A request with the task id of its requester's open one takes over
+	// that one's token: the receiver sees one task.
+	token, _ := b.pending.open(p, d, func() {
 		b.timedOut(t.agent)
 		b.outcome(t.agent, false)
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
 	})
-	_ = replaced // its token lives on in p; its timer is stopped
 	if first != nil {
 		b.dedupe.track(first, p)
 	}
