@@ -9,11 +9,12 @@ import (
 )
 
 // Agent health (specs/collab.md sections 3.1 and 5.1). An agent the bridge
-// starts or dials itself is INITIALIZING until it is connected. An agent is READY
-// while connected, BUSY while requests to it are in flight (shown, not
-// announced), UNAVAILABLE after unavailableAfter missed heartbeats or
-// request timeouts in a row, READY again as soon as it answers anything,
-// STOPPING while the bridge shuts down, and STOPPED while not connected.
+// starts or dials itself is INITIALIZING until it is connected. An agent
+// is READY while connected, BUSY while requests to it are in flight (shown,
+// not announced), UNAVAILABLE after unavailableAfter missed heartbeats or
+// request timeouts in a row or when its connection is lost, READY again as
+// soon as it answers anything, STOPPING while the bridge shuts down, and
+// STOPPED while not connected.
 // Changes of availability are logged, set the bridge_agent_status metric,
 // and are published as an event to the topic StatusTopic, which agents of
 // any dialect can subscribe to.
