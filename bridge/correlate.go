@@ -23,12 +23,10 @@ type pending struct {
 	sender                               canonical.Party
 	// trace is the request's trace context, given back to an answer from
 	// a dialect that could not carry it.
-	trace     canonical.Trace
-	receiver  *agent
-	act       canonical.Act
-	operation string
-	start     time.Time
-	timer     *time.Timer
+	trace    canonical.Trace
+	receiver *agent
+	start    time.Time
+	timer    *time.Timer
 	// seen is the request's entry in the dedupe table; waiters are the
 	// sessions that sent it again while it was open, each owed its answer
 	// (guarded by the table's lock).

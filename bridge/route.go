@@ -121,7 +121,7 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 		requester: b.answersTo(s), dialect: from,
 		id: env.ID, replyWith: env.ReplyWith, correlationID: env.CorrelationID, taskID: env.TaskID,
 		sender:   canonical.Party{ID: b.canonicalID(from, env.Sender.ID), Name: env.Sender.Name},
-		receiver: t.agent, act: env.Act, operation: opName(from, env.Operation), start: now, trace: env.Trace,
+		receiver: t.agent, start: now, trace: env.Trace,
 		level: levelOf(env.Priority),
 	}
 	d := timeoutFor(env, b.timeout, now)
