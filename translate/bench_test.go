@@ -165,14 +165,7 @@ func renameKeys(m map[string]any, depth int) map[string]any {
 // same run (issue: five rules cost at most 1.5x).
 func BenchmarkRewrites(b *testing.B) {
 	msg := benchMessage(b, "nested", "swarm")
-	rules, err := os.ReadFile(filepath.Join("testdata", "mapping", "bench-rewrites.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	withRules := mappings.MustDefaults()
-	if err := withRules.Add("bench-rewrites.yaml", rules); err != nil {
-		b.Fatal(err)
-	}
+	withRules := translate.BenchRewriteRules(b)
 	for _, c := range []struct {
 		name string
 		m    *mappings.Set

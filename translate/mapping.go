@@ -29,6 +29,9 @@ func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, ct
 	if drop, err := applyActPolicy(m, env, to, ctx); drop || err != nil {
 		return drop, err
 	}
+	if rewriteFast(m, env, from, to, op) {
+		return false, nil
+	}
 	p := payload{env: env}
 	for _, r := range m.Rewrites() {
 		if !r.When.Matches(from, to, env.Act, op) {

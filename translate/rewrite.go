@@ -19,6 +19,14 @@ import (
 // a translation's rules touch is opened once into a node (an object becomes
 // its members, each value still raw text, opened only if an edit goes into
 // it), the edits change the nodes, and each field is written back once.
+// Members keep their names as the source wrote them.
+//
+// This node engine applies any edits. Most translations take a shorter way
+// first (rewrite_plan.go, rewrite_pass.go): edits that touch members apart
+// are arranged once per kind of translation into a plan, and each field is
+// then written in a single pass over its text, to the byte as the node
+// engine would write it; the node engine applies the edits a plan cannot
+// take, or that meet text a pass cannot handle.
 
 // node is a JSON value being edited: raw text until an edit goes into it as
 // an object (members is then non-nil).
@@ -31,8 +39,9 @@ type node struct {
 func (n *node) opened() bool { return n.members != nil }
 
 type member struct {
-	key string
-	val node
+	key    string // the name, read
+	quoted string // the name as the source wrote it, quotes included; "" for a name an edit gave
+	val    node
 }
 
 // object opens n as an object, its member list borrowed through p; false
@@ -48,7 +57,7 @@ func (n *node) object(p *payload) bool {
 	}
 	n.members = p.borrow()
 	v.ForEach(func(k, val gjson.Result) bool {
-		n.members = append(n.members, member{key: dialects.Key(k), val: node{raw: val.Raw}})
+		n.members = append(n.members, member{key: dialects.Key(k), quoted: k.Raw, val: node{raw: val.Raw}})
 		return true
 	})
 	return true
@@ -71,15 +80,21 @@ func (n *node) text() string {
 	return string(n.appendTo(make([]byte, 0, n.size())))
 }
 
-// size returns the length of n's text (keys that need escaping aside, which
-// only make the buffer grow).
+// size returns the length of n's text (names edits gave that need
+// escaping aside, which only make the buffer grow).
 func (n *node) size() int {
 	if !n.opened() {
 		return len(n.raw)
 	}
 	size := 2 // {}
 	for i := range n.members {
-		size += len(n.members[i].key) + 4 + n.members[i].val.size() // "key":value,
+		m := &n.members[i]
+		if m.quoted != "" {
+			size += len(m.quoted)
+		} else {
+			size += len(m.key) + 2
+		}
+		size += 2 + m.val.size() // "key":value,
 	}
 	return size
 }
@@ -94,7 +109,11 @@ func (n *node) appendTo(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonw.AppendString(b, m.key)
+		if m.quoted != "" {
+			b = append(b, m.quoted...)
+		} else {
+			b = jsonw.AppendString(b, m.key)
+		}
 		b = append(b, ':')
 		b = m.val.appendTo(b)
 	}
@@ -312,17 +331,28 @@ func deleteText(raw, path string) (string, error) {
 	if !v.Exists() {
 		return raw, nil
 	}
-	start, ok := keyStart(raw, v)
+	start, end, ok := memberSpan(raw, v)
 	if !ok {
 		return sjson.Delete(raw, path)
 	}
-	end := v.Index + len(v.Raw)
+	return raw[:start] + raw[end:], nil
+}
+
+// memberSpan returns what deleting the object member whose value is v cuts
+// from raw: the member and the comma after it, or the comma before it for
+// the last member; false when v is not placed in raw or is an array element.
+func memberSpan(raw string, v gjson.Result) (start, end int, ok bool) {
+	start, ok = keyStart(raw, v)
+	if !ok {
+		return 0, 0, false
+	}
+	end = v.Index + len(v.Raw)
 	if k := skipSpace(raw, end); k < len(raw) && raw[k] == ',' {
 		end = skipSpace(raw, k+1) // the member and the comma after it
 	} else if k := skipSpaceBack(raw, start-1); k >= 0 && raw[k] == ',' {
 		start = k // the last member: the comma before it
 	}
-	return raw[:start] + raw[end:], nil
+	return start, end, true
 }
 
 // keyStart returns where the name of the object member whose value is v
@@ -422,7 +452,7 @@ func (p *payload) rename(path mappings.PayloadPath, key string) error {
 			j--
 		}
 	}
-	parent.members[j].key = key
+	parent.members[j].key, parent.members[j].quoted = key, ""
 	return nil
 }
 

@@ -11,14 +11,25 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// BenchRewriteRules returns the default mappings with the five rewrite
+// rules of testdata/mapping/bench-rewrites.yaml, which all apply to the
+// nested swarm bench message translated to elizaacl.
+func BenchRewriteRules(tb testing.TB) *mappings.Set {
+	rules, err := os.ReadFile(filepath.Join("testdata", "mapping", "bench-rewrites.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := mappings.MustDefaults()
+	if err := m.Add("bench-rewrites.yaml", rules); err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
 // BenchmarkApplyMappings is the mapping stage alone: the five rules of
 // bench-rewrites.yaml on the nested swarm bench message's arguments.
 func BenchmarkApplyMappings(b *testing.B) {
-	rules, _ := os.ReadFile(filepath.Join("testdata", "mapping", "bench-rewrites.yaml"))
-	m := mappings.MustDefaults()
-	if err := m.Add("r.yaml", rules); err != nil {
-		b.Fatal(err)
-	}
+	m := BenchRewriteRules(b)
 	msg, _ := os.ReadFile(filepath.Join("testdata", "bench", "swarm.json"))
 	args := gjson.GetBytes(msg, "payload.arguments").Raw
 	ctx := &dialects.EncodeContext{}
@@ -29,5 +40,30 @@ func BenchmarkApplyMappings(b *testing.B) {
 		if _, err := applyMappings(m, &env, "swarm", "elizaacl", ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRewriteNodes is the same edits as BenchmarkApplyMappings by the
+// node engine alone, which applies the edits a plan cannot take.
+func BenchmarkRewriteNodes(b *testing.B) {
+	m := BenchRewriteRules(b)
+	msg, _ := os.ReadFile(filepath.Join("testdata", "bench", "swarm.json"))
+	args := gjson.GetBytes(msg, "payload.arguments").Raw
+	var edits []mappings.Edit
+	for _, r := range m.Rewrites() {
+		if r.When.Matches("swarm", "elizaacl", canonical.ActRequest, "build_report") {
+			edits = append(edits, r.Do...)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		env := canonical.Envelope{Arguments: canonical.JSON(args)}
+		p := payload{env: &env}
+		for _, e := range edits {
+			if err := p.apply(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.commit()
 	}
 }

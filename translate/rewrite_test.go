@@ -125,3 +125,23 @@ func TestEdits(t *testing.T) {
 		t.Errorf("arguments %s context %s result %s", env.Arguments, env.Context, env.Result)
 	}
 }
+
+// TestNamesKeepTheirText: an object an edit rebuilds writes its members'
+// names as the source wrote them, and names edits give escaped.
+func TestNamesKeepTheirText(t *testing.T) {
+	cases := []struct {
+		doc  string
+		e    mappings.Edit
+		want string
+	}{
+		{`{"\u0061":1, "b" : 2}`, mappings.Edit{Op: mappings.EditRename, Path: args("b"), Key: `q"u`}, `{"\u0061":1,"q\"u":2}`},
+		{`{"\ud800\u0041":1}`, mappings.Edit{Op: mappings.EditSet, Path: args("n"), Value: `true`}, `{"\ud800\u0041":1,"n":true}`},
+		{`{"a":{"\/":1}}`, mappings.Edit{Op: mappings.EditWrap, Path: args("a"), Key: "<w>"}, `{"a":{"<w>":{"\/":1}}}`},
+	}
+	for _, c := range cases {
+		got, err := edited(t, c.doc, c.e)
+		if err != nil || got != c.want {
+			t.Errorf("%s %s: got %s (%v), want %s", c.e.Op, c.doc, got, err, c.want)
+		}
+	}
+}
