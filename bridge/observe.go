@@ -20,29 +20,51 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
 	}
 	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.String("sender", env.Sender.ID), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
-	attrs = b.appendMessage(appendIDs(attrs, env), frame)
+	n := noteOf(env)
+	attrs = b.appendMessage(n.appendIDs(attrs), frame)
 	in.LogAttrs(context.Background(), slog.LevelInfo, "received", attrs...)
 }
 
-// sent logs a message delivered to the session to and counts it.
-func (b *Bridge) sent(from string, env *canonical.Envelope, to *Session, a *agent, frame []byte) {
+// sent logs a message, noted as n, delivered to the session to and counts
+// it.
+func (b *Bridge) sent(from string, n *note, to *Session, a *agent, frame []byte) {
 	dest := "anonymous"
 	if a != nil {
 		dest = a.id
 	}
-	source := env.Sender.ID
+	source := n.sender
 	if from != "" {
 		source = b.canonicalID(from, source)
 	}
-	b.metrics.messages.WithLabelValues(source, dest, string(env.Act)).Inc()
+	b.metrics.messages.WithLabelValues(source, dest, string(n.act)).Inc()
 	_, out, _ := to.loggers()
 	if !out.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs, slog.String("sender", source), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
-	attrs = b.appendMessage(appendIDs(attrs, env), frame)
+	attrs = append(attrs, slog.String("sender", source), slog.String("act", string(n.act)), slog.Int("bytes", len(frame)))
+	attrs = b.appendMessage(n.appendIDs(attrs), frame)
 	out.LogAttrs(context.Background(), slog.LevelInfo, "sent", attrs...)
+}
+
+// note is what the log line of a message says of it: a message's envelope
+// may change after it is queued (a retry re-encodes it), its note does
+// not, and it is a fraction of the envelope's size.
+type note struct {
+	sender string
+	act    canonical.Act
+	// ids are the id, in_reply_to, correlation_id, task_id, trace_id and
+	// operation, in the order of noteIDs.
+	ids [len(noteIDs)]string
+}
+
+// noteIDs name the ids a note keeps.
+var noteIDs = [...]string{"id", "in_reply_to", "correlation_id", "task_id", "trace_id", "operation"}
+
+func noteOf(env *canonical.Envelope) note {
+	return note{sender: env.Sender.ID, act: env.Act, ids: [len(noteIDs)]string{
+		env.ID, env.InReplyTo, env.CorrelationID, env.TaskID, env.Trace.TraceID, opName("", env.Operation),
+	}}
 }
 
 // sessionLogs are a session's loggers, its own attributes rendered once:
@@ -75,13 +97,10 @@ func (s *Session) loggers() (in, out *slog.Logger, dialect string) {
 }
 
 // appendIDs adds the message's ids that are set.
-func appendIDs(attrs []slog.Attr, env *canonical.Envelope) []slog.Attr {
-	for _, f := range [...]struct{ k, v string }{
-		{"id", env.ID}, {"in_reply_to", env.InReplyTo}, {"correlation_id", env.CorrelationID},
-		{"task_id", env.TaskID}, {"trace_id", env.Trace.TraceID}, {"operation", opName("", env.Operation)},
-	} {
-		if f.v != "" {
-			attrs = append(attrs, slog.String(f.k, f.v))
+func (n *note) appendIDs(attrs []slog.Attr) []slog.Attr {
+	for i, v := range n.ids {
+		if v != "" {
+			attrs = append(attrs, slog.String(noteIDs[i], v))
 		}
 	}
 	return attrs

@@ -372,7 +372,7 @@ func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, fi
 	to.mu.Lock()
 	codec, a := to.codec, to.agent
 	to.mu.Unlock()
-	res, err := b.tr.Encode(nil, from, codec.Name(), env, translate.Options{})
+	res, err := b.tr.Encode(make([]byte, 0, encodedSize(env)), from, codec.Name(), env, translate.Options{})
 	if err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 	}
@@ -385,11 +385,22 @@ func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, fi
 	if env.Error != nil {
 		o.Code = env.Error.Code
 	}
-	logged := *env
+	n := noteOf(env)
 	return &delivery{
 		out: o, level: levelOf(env.Priority), expires: expiryOf(env, time.Now()),
-		sent: func() { b.sent(from, &logged, to, a, res.Output) },
+		sent: func() { b.sent(from, &n, to, a, res.Output) },
 	}, nil
+}
+
+// encodedSize is room enough for env in most dialects, so that encoding
+// seldom grows its buffer: its raw payload fields and as much again for
+// the rest.
+func encodedSize(env *canonical.Envelope) int {
+	n := 512
+	for _, f := range [...]canonical.JSON{env.Arguments, env.Result, env.Context, env.Metadata, env.Inputs, env.Authentication, env.Extensions} {
+		n += len(f)
+	}
+	return n
 }
 
 // queue puts d in the session to's queue; a full queue is a retryable
