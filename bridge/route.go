@@ -393,8 +393,8 @@ func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, fi
 }
 
 // encodedSize is room enough for env in most dialects, so that encoding
-// seldom grows its buffer: its raw payload fields and as much again for
-// the rest.
+// seldom grows its buffer: its raw payload fields, and 512 bytes for the
+// rest.
 func encodedSize(env *canonical.Envelope) int {
 	n := 512
 	for _, f := range [...]canonical.JSON{env.Arguments, env.Result, env.Context, env.Metadata, env.Inputs, env.Authentication, env.Extensions} {

@@ -255,7 +255,11 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 	}()
 	for i := range n {
 		if i%chunk == 0 {
-			tokens <- struct{}{}
+			select {
+			case tokens <- struct{}{}:
+			case err := <-got:
+				b.Fatalf("after %d events: %v", i, err)
+			}
 		}
 		if err := a.Write(ctx, websocket.MessageText, evs[i]); err != nil {
 			b.Fatal(err)
