@@ -26,7 +26,9 @@ type Schema struct {
 	sch  *jsonschema.Schema
 	// shape is what sch can read of a message.
 	shape *shape
-	err   error
+	// branches are sch for each message type, if it states types.
+	branches *branches
+	err      error
 }
 
 // NewSchema returns the schema of a dialect from its document.
@@ -54,6 +56,9 @@ func (s *Schema) compile() {
 		return
 	}
 	s.shape = shapeOf(s.sch)
+	if s.branches, s.err = branchesOf(url, doc); s.err != nil {
+		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
+	}
 }
 
 // Err reports whether the schema compiles.
@@ -88,7 +93,7 @@ func (s *Schema) Check(msg []byte) []Problem {
 		}
 		dups = DuplicateMembers(msg)
 	}
-	err := s.sch.Validate(inst)
+	err := s.branches.of(s.sch, inst).Validate(inst)
 	if err == nil {
 		return dups
 	}

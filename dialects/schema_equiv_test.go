@@ -267,8 +267,10 @@ func TestSchemaCheckUnchanged(t *testing.T) {
 }
 
 // FuzzSchemaCheck checks that Check gives what CheckBefore gives for the
-// swarm and bluelabel schemas, on messages grown from the samples and the
-// edge messages.
+// schemas that state their message types as if/then entries on one member
+// (Check validates against one type's branch, CheckBefore against the
+// whole schema), on messages grown from the samples and the edge
+// messages.
 func FuzzSchemaCheck(f *testing.F) {
 	schemas := testSchemas(f)
 	for _, sm := range testSamples(f) {
@@ -279,7 +281,7 @@ func FuzzSchemaCheck(f *testing.F) {
 			f.Add([]byte(m))
 		}
 	}
-	check := []*dialects.Schema{schemas["swarm"], schemas["bluelabel"]}
+	check := []*dialects.Schema{schemas["swarm"], schemas["bluelabel"], schemas["elizaacl"], schemas["fuse"]}
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		for _, s := range check {
 			compareCheck(t, "fuzz input", s, msg)
