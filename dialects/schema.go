@@ -42,9 +42,7 @@ func (s *Schema) compile() {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, err)
 		return
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
+	c := newCompiler()
 	url := "urn:mcp-bridge:schema:" + s.Dialect
 	if err := c.AddResource(url, doc); err != nil {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, err)
@@ -59,6 +57,15 @@ func (s *Schema) compile() {
 	if s.branches, s.err = branchesOf(url, doc); s.err != nil {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
 	}
+}
+
+// newCompiler returns a compiler of draft 2020-12 (unless a document says
+// otherwise) that asserts formats.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	return c
 }
 
 // Err reports whether the schema compiles.

@@ -2,14 +2,15 @@ package dialects
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// A dialect's schema states its message types as entries of its top-level
-// allOf, one per type, all on one member F:
+// Most dialects' schemas state their message types as entries of their
+// top-level allOf, one per type, all on one member F:
 //
 //	{"if": {"properties": {F: {"const": V}}, "required": [F]}, "then": T, "else": E}
 //
@@ -84,16 +85,11 @@ func branchesOf(url string, doc any) (*branches, error) {
 				comes = append(comes, other.otherwise)
 			}
 		}
-		branch := make(map[string]any, len(root))
-		for k, x := range root {
-			branch[k] = x
-		}
+		branch := maps.Clone(root)
 		branch["allOf"] = comes
 		at := url + ":type:" + strconv.Itoa(n)
 		branch["$id"] = at
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		c.AssertFormat()
+		c := newCompiler()
 		if err := c.AddResource(at, branch); err != nil {
 			return nil, fmt.Errorf("branch %s=%q: %w", member, e.value, err)
 		}
