@@ -95,6 +95,7 @@ type Bridge struct {
 	sessions map[*Session]struct{}
 	closing  bool          // Shutdown has begun
 	stopped  chan struct{} // closed by Shutdown: background loops end
+	writers  watchdog      // the outboxes' writers, for write timeouts
 	pending  *pendingTable
 	rr       atomic.Uint64 // round robin over agents serving an operation
 }
@@ -167,6 +168,7 @@ func New(opts Options) (*Bridge, error) {
 	if b.heartbeatEvery > 0 {
 		b.heartbeats(b.heartbeatEvery)
 	}
+	b.watchWrites()
 	return b, nil
 }
 

@@ -1,9 +1,10 @@
 package bridge
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -58,10 +59,16 @@ type outbox struct {
 	// closed is set once the writer is told to stop; what is queued then
 	// fails with errDisconnect.
 	closed bool
+	// sending is when the send in progress began (unix nanoseconds), 0
+	// when none is, stuckSend once the watchdog stopped it; stopSend
+	// stops it (watchdog.go).
+	sending  atomic.Int64
+	stopSend func()
 }
 
 func newOutbox(b *Bridge, s *Session) *outbox {
 	o := &outbox{b: b, s: s, limit: b.queuePerAgent, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	b.writers.add(o)
 	go o.write()
 	return o
 }
@@ -128,6 +135,9 @@ func (o *outbox) take() (*delivery, bool) {
 // write delivers until the outbox is closed.
 func (o *outbox) write() {
 	defer close(o.done)
+	defer o.b.writers.remove(o)
+	ctx, release := o.sendContext()
+	defer func() { release() }()
 	for {
 		d, ok := o.take()
 		if !ok {
@@ -145,9 +155,14 @@ func (o *outbox) write() {
 			d.fail(errExpired)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), o.b.writeTimeout)
+		start := time.Now().UnixNano()
+		o.sending.Store(start)
 		err := o.s.link.Send(ctx, d.out)
-		cancel()
+		if o.sendDone(start) {
+			release()
+			ctx, release = o.sendContext()
+			err = fmt.Errorf("no progress within the write timeout of %s: %w", o.b.writeTimeout, err)
+		}
 		switch {
 		case err != nil:
 			d.fail(err)

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -256,4 +258,54 @@ func TestPriorityBoost(t *testing.T) {
 		t.Fatalf("the answer came after the whole backlog (at %d)", at)
 	}
 	t.Logf("the boosted answer arrived %d of %d (the rest of the backlog was still queued)", at+1, n+1)
+}
+
+// TestWriteTimeoutCutsOff: an agent that stops reading for longer than
+// write_timeout, with a delivery blocked on it, is cut off: its connection
+// is closed and its requester's open request is answered unavailable,
+// while other agents carry on.
+func TestWriteTimeoutCutsOff(t *testing.T) {
+	cfg := config.Default()
+	cfg.WriteTimeout = 300 * time.Millisecond
+	h := start(t, cfg)
+	h.runAgent("fuse", responder("fuse"))
+	stalled := h.dial("swarm", "STALLED")
+	a := h.dial("collab", requester("collab"))
+	a.send(a.encode(request("collab", "STALLED", "echo", `{}`, "cut")))
+	// Enough to fill the loopback socket's buffers: the bridge's write
+	// then blocks.
+	for i := range 300 {
+		a.send(collabEvent(a, "STALLED", fmt.Sprintf("flood-%d", i), 0, 0, pad))
+	}
+	for {
+		env := a.decode(a.recv())
+		if env.InReplyTo != "cut" && env.CorrelationID != "cut" {
+			continue
+		}
+		if env.Error == nil || env.Error.Code != canonical.ErrUnavailable {
+			t.Fatalf("the request to the stalled agent got %s %+v, want unavailable", env.Act, env.Error)
+		}
+		break
+	}
+	// Its connection was closed: reading what was buffered ends in an
+	// error, not in a wait.
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		_, _, err := stalled.c.Read(ctx)
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Fatal("the stalled agent's connection is still open")
+			}
+			break
+		}
+	}
+	// Other agents carry on. Events that reached the bridge after the cut
+	// are answered unavailable.
+	for _, frame := range probe(a, "after-cut") {
+		env := a.decode(frame)
+		if env.Error == nil || env.Error.Code != canonical.ErrUnavailable || !strings.HasPrefix(env.InReplyTo+env.CorrelationID, "flood-") {
+			t.Errorf("before the probe's answer: %s", frame)
+		}
+	}
 }

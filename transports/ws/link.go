@@ -18,6 +18,9 @@ func (l link) Send(ctx context.Context, out bridge.Outbound) error {
 
 func (link) Transport() string { return "websocket" }
 
+// Abort ends a send in progress by closing the connection at once.
+func (l link) Abort() { l.c.CloseNow() }
+
 // Close ends the connection with a going-away close frame giving reason.
 func (l link) Close(reason string) error {
 	return l.c.Close(websocket.StatusGoingAway, truncate(reason))
