@@ -101,9 +101,30 @@ func (m *metrics) queued(s *Session, n int) {
 	if s.opts.Ephemeral {
 		return
 	}
-	if id := s.AgentID(); id != "" {
-		m.queue.WithLabelValues(id).Set(float64(n))
+	if g := s.queueGauge(m); g != nil {
+		g.Set(float64(n))
 	}
+}
+
+// queueGauge is a session's queue length gauge, looked up once for the
+// agent it speaks for.
+type queueGauge struct {
+	agent string
+	g     prometheus.Gauge
+}
+
+// queueGauge returns the gauge of s's queue, nil until s speaks for an
+// agent.
+func (s *Session) queueGauge(m *metrics) prometheus.Gauge {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent == nil {
+		return nil
+	}
+	if q := &s.queue; q.g == nil || q.agent != s.agent.id {
+		q.agent, q.g = s.agent.id, m.queue.WithLabelValues(s.agent.id)
+	}
+	return s.queue.g
 }
 
 var statuses = []Status{StatusInitializing, StatusReady, StatusBusy, StatusUnavailable, StatusStopping, StatusStopped}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -22,7 +23,7 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
 	attrs = append(attrs, slog.String("sender", env.Sender.ID), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
 	n := noteOf(env)
 	attrs = b.appendMessage(n.appendIDs(attrs), frame)
-	in.LogAttrs(context.Background(), slog.LevelInfo, "received", attrs...)
+	logInfo(in, "received", attrs)
 }
 
 // sent logs a message, noted as n, delivered to the session to and counts
@@ -44,7 +45,17 @@ func (b *Bridge) sent(from string, n *note, to *Session, a *agent, frame []byte)
 	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.String("sender", source), slog.String("act", string(n.act)), slog.Int("bytes", len(frame)))
 	attrs = b.appendMessage(n.appendIDs(attrs), frame)
-	out.LogAttrs(context.Background(), slog.LevelInfo, "sent", attrs...)
+	logInfo(out, "sent", attrs)
+}
+
+// logInfo logs msg with attrs at info level. It hands the record to the
+// handler itself: Logger.LogAttrs would also look up its caller's program
+// counter, which a handler without AddSource never reads, on every
+// message.
+func logInfo(l *slog.Logger, msg string, attrs []slog.Attr) {
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, 0)
+	r.AddAttrs(attrs...)
+	_ = l.Handler().Handle(context.Background(), r)
 }
 
 // note is what the log line of a message says of it: a message's envelope

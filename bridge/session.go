@@ -23,6 +23,7 @@ type Session struct {
 	agent  *agent         // the agent it speaks for; nil until bound
 	closed bool
 	logs   sessionLogs
+	queue  queueGauge
 	out    *outbox // what the bridge sends it, waiting for its link
 }
 

@@ -279,6 +279,9 @@ const (
 // Parse returns the time a timestamp names. Timestamps without a zone are
 // read as UTC.
 func (t Timestamp) Parse() (time.Time, bool) {
+	if t == "" {
+		return time.Time{}, false
+	}
 	layout := layoutLocal
 	if t.HasZone() {
 		layout = layoutZoned

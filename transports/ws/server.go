@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -54,7 +55,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return
 	}
-	err = serve(r.Context(), c, s, h.Bridge.MaxFrame())
+	// A hijacked connection's request context never ends while the
+	// handler runs; reading without its cancellation spares every read
+	// a registration with it. Closing the connection ends the read.
+	err = serve(context.WithoutCancel(r.Context()), c, s, h.Bridge.MaxFrame())
 	// The connection goes first, so that a write to a peer that stopped
 	// reading ends at once and the session's queue can be failed.
 	c.CloseNow()
