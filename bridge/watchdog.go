@@ -6,15 +6,16 @@ import (
 	"time"
 )
 
-// Write timeouts. A delivery may block at most the bridge's write timeout:
-// a peer that stops reading must not hold its queue, or a shutdown,
-// forever. Each outbox's writer sends under one long-lived context, which
-// the watchdog cancels when it finds a send running past the timeout; the
-// link then gives up (a WebSocket link closes its connection). A context
-// with a deadline per send would cost a runtime timer set and stopped for
-// every message, measurably slower on the hot path (README, "Through the
-// live bridge"); the watchdog instead looks at every writer a few times per
-// timeout, so a stuck send ends between one and 1.25 times the timeout.
+// Write timeouts. A delivery may block at most the bridge's write timeout: a
+// peer that stops reading must not hold its queue, or a shutdown, forever.
+// Each outbox's writer sends under one long-lived context, which the
+// watchdog cancels when it finds a send running past the timeout, and the
+// link then gives up; a link that can be aborted (Aborter: a WebSocket link
+// closes its connection) is aborted instead. A context with a deadline per
+// send would cost a runtime timer set and stopped for every message,
+// measurably slower on the hot path (README, "Through the live bridge"); the
+// watchdog instead looks at every writer a few times per timeout, so a stuck
+// send ends between one and 1.25 times the timeout.
 
 // Aborter is implemented by links whose send in progress can be ended from
 // outside (a WebSocket link closes its connection). The bridge sends on
@@ -25,7 +26,7 @@ type Aborter interface {
 	Abort()
 }
 
-// stuckSend marks, in outbox.sending, a send the watchdog has cancelled.
+// stuckSend marks, in outbox.sending, a send the watchdog has stopped.
 const stuckSend = -1
 
 // watchdog holds the outboxes whose writers are running.
@@ -51,7 +52,7 @@ func (w *watchdog) remove(o *outbox) {
 	delete(w.writers, o)
 }
 
-// round cancels the sends that began before cutoff (unix nanoseconds) and
+// round stops the sends that began before cutoff (unix nanoseconds) and
 // reports how many writers are running.
 func (w *watchdog) round(cutoff int64) int {
 	w.mu.Lock()
@@ -94,7 +95,7 @@ func (b *Bridge) watchWrites() {
 // context's cancellation, or the link's Abort.
 func (o *outbox) sendContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.Background(), context.CancelFunc(func() {})
-	stop := cancel
+	var stop func()
 	if a, ok := o.s.link.(Aborter); ok {
 		stop = a.Abort
 	} else {
@@ -107,7 +108,7 @@ func (o *outbox) sendContext() (context.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
-// overdue cancels the send in progress if it began before cutoff.
+// overdue stops the send in progress if it began before cutoff.
 func (o *outbox) overdue(cutoff int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -117,8 +118,8 @@ func (o *outbox) overdue(cutoff int64) {
 }
 
 // sendDone ends the send that began at start, and reports whether the
-// watchdog cancelled it: the writer then needs a fresh context.
-func (o *outbox) sendDone(start int64) (cancelled bool) {
+// watchdog stopped it: the writer then needs a fresh context.
+func (o *outbox) sendDone(start int64) (stopped bool) {
 	if o.sending.CompareAndSwap(start, 0) {
 		return false
 	}
