@@ -7,6 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
+	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -44,12 +49,15 @@ type Options struct {
 	// failed retryably; nil is DefaultRetryPolicy, MaxRetries 0 never
 	// retries. Breaker is each agent's circuit breaker; nil is
 	// DefaultBreakerPolicy, FailureThreshold 0 turns it off.
-	Retry   *RetryPolicy
-	Breaker *BreakerPolicy
+	Retry   *resilience.RetryPolicy
+	Breaker *resilience.BreakerPolicy
 	// DecodeOnly skips checking each message against its dialect's schema
 	// and rules: only the decoder's checks apply (JSON, the types of the
 	// fields it reads, vocabulary words). Faster, for trusted agents.
 	DecodeOnly bool
+	// ForgetAfter is how long an agent known only from the HTTP requests
+	// it sent stays in the directory after its last one (0: for ever).
+	ForgetAfter time.Duration
 	// Logger receives one line per message received and sent (default:
 	// slog.Default()).
 	Logger *slog.Logger
@@ -69,7 +77,8 @@ const (
 	DefaultHeartbeat      = 10 * time.Second
 )
 
-// Bridge routes messages between the agents attached to it.
+// Bridge routes messages between the agents attached to it, and between
+// them and the callers of its call API (Call, Send).
 type Bridge struct {
 	id           string
 	reg          *dialects.Registry
@@ -79,26 +88,30 @@ type Bridge struct {
 	timeout      time.Duration
 	writeTimeout time.Duration
 	decodeOnly   bool
-	// The outbound queues' bounds, and how many messages all of them hold.
-	queuePerAgent, queueTotal int
-	queued                    atomic.Int64
-	log                       *slog.Logger
-	metrics                   *metrics
-	redactor                  redactor
-	dedupe                    *dedupe // nil: off
-	heartbeatEvery            time.Duration
-	retries                   RetryPolicy
-	breakers                  BreakerPolicy
+	// queuePerAgent bounds each agent's outbound queue; budget all of them.
+	queuePerAgent  int
+	budget         *delivery.Budget
+	log            *slog.Logger
+	metrics        *metrics.Metrics
+	redactor       redactor
+	dedupe         *dedupe // nil: off
+	heartbeatEvery time.Duration
+	forgetAfter    time.Duration
+	retries        resilience.RetryPolicy
+	breakers       resilience.BreakerPolicy
 
+	dir      *directory.Directory[endpoint]
+	pending  *correlation.Table[endpoint, *agent]
+	writers  *delivery.Watchdog // stops deliveries past the write timeout
 	mu       sync.RWMutex
-	agents   map[string]*agent // by canonical id
 	sessions map[*Session]struct{}
 	closing  bool          // Shutdown has begun
 	stopped  chan struct{} // closed by Shutdown: background loops end
-	writers  watchdog      // the outboxes' writers, for write timeouts
-	pending  *pendingTable
 	rr       atomic.Uint64 // round robin over agents serving an operation
 }
+
+// pending is an open request.
+type pending = correlation.Request[endpoint, *agent]
 
 // New returns a bridge for opts.
 func New(opts Options) (*Bridge, error) {
@@ -115,11 +128,11 @@ func New(opts Options) (*Bridge, error) {
 		writeTimeout:  opts.WriteTimeout,
 		decodeOnly:    opts.DecodeOnly,
 		queuePerAgent: opts.QueuePerAgent,
-		queueTotal:    opts.QueueTotal,
 		log:           opts.Logger,
-		agents:        map[string]*agent{},
+		forgetAfter:   opts.ForgetAfter,
+		dir:           directory.New[endpoint](),
+		pending:       correlation.NewTable[endpoint, *agent](),
 		sessions:      map[*Session]struct{}{},
-		pending:       newPendingTable(),
 	}
 	if b.id == "" {
 		b.id = DefaultID
@@ -136,13 +149,14 @@ func New(opts Options) (*Bridge, error) {
 	if b.queuePerAgent <= 0 {
 		b.queuePerAgent = DefaultQueuePerAgent
 	}
-	if b.queueTotal <= 0 {
-		b.queueTotal = DefaultQueueTotal
+	if opts.QueueTotal <= 0 {
+		opts.QueueTotal = DefaultQueueTotal
 	}
+	b.budget = delivery.NewBudget(opts.QueueTotal)
 	if b.log == nil {
 		b.log = slog.Default()
 	}
-	b.retries, b.breakers = DefaultRetryPolicy, DefaultBreakerPolicy
+	b.retries, b.breakers = resilience.DefaultRetryPolicy, resilience.DefaultBreakerPolicy
 	if opts.Retry != nil {
 		b.retries = *opts.Retry
 	}
@@ -160,15 +174,19 @@ func New(opts Options) (*Bridge, error) {
 		b.dedupe = newDedupe(opts.DedupeWindow)
 	}
 	b.stopped = make(chan struct{})
-	m, err := newMetrics(opts.Metrics, func() float64 { return float64(b.pending.count()) })
+	m, err := metrics.New(opts.Metrics, func() float64 { return float64(b.pending.Count()) })
 	if err != nil {
 		return nil, err
 	}
 	b.metrics = m
+	b.dir.Watch(b.observe)
 	if b.heartbeatEvery > 0 {
 		b.heartbeats(b.heartbeatEvery)
 	}
-	b.watchWrites()
+	if b.forgetAfter > 0 {
+		b.forgetting(b.forgetAfter)
+	}
+	b.writers = delivery.NewWatchdog(b.writeTimeout)
 	return b, nil
 }
 

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
@@ -21,39 +20,40 @@ const (
 // capability declarations, capability queries (the bridge answers for the
 // agents behind it, as swarm's handshake wants) and topic subscriptions. It
 // reports whether the message was the bridge's.
-func (b *Bridge) control(s *Session, env *canonical.Envelope, from string) (Receipt, bool) {
+func (b *Bridge) control(ep endpoint, env *canonical.Envelope) (Receipt, bool) {
 	toBridge := env.Receiver.Kind == canonical.AddressNone ||
-		(env.Receiver.Kind == canonical.AddressAgent && b.canonicalID(from, env.Receiver.ID) == b.id)
+		(env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID == b.id)
+	from := env.Origin.Dialect
 	switch env.Act {
 	case canonical.ActInformCapabilities:
 		// A declaration teaches the bridge whoever it is addressed to; one
 		// for the bridge, or for no agent it knows, ends here.
-		b.learn(s, env.Capabilities)
+		b.learn(ep, env.Capabilities)
 		if !toBridge && env.Receiver.Kind == canonical.AddressAgent {
-			if _, known := b.lookup(b.canonicalID(from, env.Receiver.ID)); known {
+			if _, _, known := b.dir.Lookup(env.Receiver.ID); known {
 				return Receipt{}, false
 			}
 		}
 		if b.declarationIsRequest(from) {
-			b.answerSender(s, env, from, &canonical.Envelope{Act: canonical.ActResult, Outcome: canonical.OutcomeSuccess, Result: `{"registered":true}`})
+			b.answerSender(ep, env, &canonical.Envelope{Act: canonical.ActResult, Outcome: canonical.OutcomeSuccess, Result: `{"registered":true}`})
 		}
 		return Receipt{}, true
 	case canonical.ActQueryCapabilities:
-		b.learn(s, env.Capabilities)
-		return b.describe(s, env, from, toBridge), true
+		b.learn(ep, env.Capabilities)
+		return b.describe(ep, env, toBridge), true
 	case canonical.ActRequest:
 		if !toBridge {
 			return Receipt{}, false
 		}
 		switch env.Operation {
 		case canonical.Operation{Name: opSubscribe}, canonical.Operation{Capability: eventsCap, Name: opSubscribe}:
-			return b.subscribe(s, env, from, true), true
+			return b.subscribe(ep, env, true), true
 		case canonical.Operation{Name: opUnsubscribe}, canonical.Operation{Capability: eventsCap, Name: opUnsubscribe}:
-			return b.subscribe(s, env, from, false), true
+			return b.subscribe(ep, env, false), true
 		}
 		if env.Receiver.Kind == canonical.AddressAgent {
-			return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
-				Message: fmt.Sprintf("the bridge serves %s and %s, not %q", opSubscribe, opUnsubscribe, opName(from, env.Operation))}), true
+			return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
+				Message: fmt.Sprintf("the bridge serves %s and %s, not %q", opSubscribe, opUnsubscribe, opName(env.Operation))}), true
 		}
 	}
 	return Receipt{}, false
@@ -69,62 +69,46 @@ func (b *Bridge) declarationIsRequest(dialect string) bool {
 	return ok && rok && w == r
 }
 
-// learn records the capabilities a session's agent declared.
-func (b *Bridge) learn(s *Session, caps *canonical.Capabilities) {
+// learn records the capabilities the agent of ep declared.
+func (b *Bridge) learn(ep endpoint, caps *canonical.Capabilities) {
 	if caps == nil {
 		return
 	}
-	s.mu.Lock()
-	a := s.agent
-	s.mu.Unlock()
+	a := ep.bound()
 	if a == nil {
 		return
 	}
-	b.mu.Lock()
-	a.tools = append([]canonical.Tool(nil), caps.Tools...)
-	for _, t := range caps.Topics {
-		a.topics[t] = true
-	}
-	b.mu.Unlock()
-	b.log.Info("capabilities declared", "agent", a.id, "tools", len(caps.Tools))
+	b.dir.Learn(a, caps)
+	b.log.Info("capabilities declared", "agent", a.ID(), "tools", len(caps.Tools))
 }
 
 // describe answers a capability query: the named agent's capabilities, or
-// for a query to the bridge those of every other agent.
-func (b *Bridge) describe(s *Session, env *canonical.Envelope, from string, toBridge bool) Receipt {
+// for a query to the bridge those of every other connected agent.
+func (b *Bridge) describe(ep endpoint, env *canonical.Envelope, toBridge bool) Receipt {
 	caps := &canonical.Capabilities{}
 	sender := b.id
-	b.mu.RLock()
 	if toBridge {
-		ids := make([]string, 0, len(b.agents))
-		for id, a := range b.agents {
-			if a.session != nil && a.session != s {
-				ids = append(ids, id)
-			}
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			caps.Tools = append(caps.Tools, b.agents[id].tools...)
+		for _, t := range b.dir.Connected(ep, nil) {
+			caps.Tools = append(caps.Tools, b.dir.ToolsOf(t.Agent)...)
 		}
 	} else {
-		a := b.agents[b.canonicalID(from, env.Receiver.ID)]
-		if a == nil {
-			b.mu.RUnlock()
-			return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no agent %q is known to the bridge", env.Receiver.ID)})
+		a, _, ok := b.dir.Lookup(env.Receiver.ID)
+		if !ok {
+			return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no agent %q is known to the bridge", env.Receiver.ID)})
 		}
-		sender = a.id
-		caps.Tools = append(caps.Tools, a.tools...)
+		sender = a.ID()
+		caps.Tools = b.dir.ToolsOf(a)
 	}
-	b.mu.RUnlock()
-	b.answerSender(s, env, from, &canonical.Envelope{
+	b.answerSender(ep, env, &canonical.Envelope{
 		Act: canonical.ActInformCapabilities, Outcome: canonical.OutcomeSuccess,
 		Sender: canonical.Party{ID: sender}, Capabilities: caps,
 	})
 	return Receipt{}
 }
 
-// subscribe adds (or removes) the session's agent to a topic.
-func (b *Bridge) subscribe(s *Session, env *canonical.Envelope, from string, on bool) Receipt {
+// subscribe adds (or removes) the agent of ep to a topic.
+func (b *Bridge) subscribe(ep endpoint, env *canonical.Envelope, on bool) Receipt {
+	from := env.Origin.Dialect
 	args := gjson.Parse(string(env.Arguments))
 	topic := args.Get("topic").String()
 	for _, k := range []string{"eventType", "event_type"} {
@@ -132,33 +116,25 @@ func (b *Bridge) subscribe(s *Session, env *canonical.Envelope, from string, on 
 			topic = args.Get(k).String()
 		}
 	}
-	s.mu.Lock()
-	a := s.agent
-	s.mu.Unlock()
+	a := ep.bound()
 	switch {
 	case topic == "":
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrInvalidArguments, Message: from + ": " + opName(from, env.Operation) + " needs an argument topic"})
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrInvalidArguments, Message: from + ": " + opName(env.Operation) + " needs an argument topic"})
 	case a == nil:
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrUnauthorized, Message: "only an agent that named itself can subscribe"})
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrUnauthorized, Message: "only an agent that named itself can subscribe"})
 	}
-	b.mu.Lock()
-	if on {
-		a.topics[topic] = true
-	} else {
-		delete(a.topics, topic)
-	}
-	b.mu.Unlock()
+	b.dir.Subscribe(a, topic, on)
 	var w jsonw.Writer
 	w.Open()
 	w.Key(map[bool]string{true: "subscribed", false: "unsubscribed"}[on])
 	w.String(topic)
 	w.Close()
-	b.answerSender(s, env, from, &canonical.Envelope{Act: canonical.ActResult, Outcome: canonical.OutcomeSuccess, Result: canonical.JSON(w.Buf)})
+	b.answerSender(ep, env, &canonical.Envelope{Act: canonical.ActResult, Outcome: canonical.OutcomeSuccess, Result: canonical.JSON(w.Buf)})
 	return Receipt{}
 }
 
 // answerSender sends reply, made by the bridge, to the sender of env.
-func (b *Bridge) answerSender(s *Session, env *canonical.Envelope, from string, reply *canonical.Envelope) {
+func (b *Bridge) answerSender(ep endpoint, env *canonical.Envelope, reply *canonical.Envelope) {
 	if reply.Sender.ID == "" {
 		reply.Sender.ID = b.id
 	}
@@ -167,9 +143,9 @@ func (b *Bridge) answerSender(s *Session, env *canonical.Envelope, from string, 
 	reply.TaskID = env.TaskID
 	reply.Trace = env.Trace
 	if env.Sender.ID != "" {
-		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.canonicalID(from, env.Sender.ID)}
+		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
 	}
-	if err := b.send("", reply, s, true, b.unsent("bridge answer", s, reply)); err != nil {
-		b.log.Warn("bridge answer not delivered", "dialect", from, "act", reply.Act, "error", err.Message)
+	if _, err := ep.deliver(&outgoing{env: reply, final: true, failed: b.unsent("bridge answer", ep, reply)}); err != nil {
+		b.log.Warn("bridge answer not delivered", "dialect", env.Origin.Dialect, "act", reply.Act, "error", err.Message)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -26,9 +27,9 @@ const (
 type seen struct {
 	key string
 	at  time.Time
-	// For a request: the open request while it waits, then its answer
-	// (nil when it was not kept).
-	p      *pending
+	// For a request: the token of the open request while it waits, then
+	// its answer (nil when it was not kept).
+	token  string
 	answer *Outbound
 }
 
@@ -104,56 +105,61 @@ func (d *dedupe) dropLocked() {
 	}
 }
 
-// track ties the first copy of a request to its open request.
-func (d *dedupe) track(s *seen, p *pending) {
+// track ties the first copy of a request to its open request's token.
+func (d *dedupe) track(s *seen, token string) {
 	d.mu.Lock()
-	s.p = p
+	s.token = token
 	d.mu.Unlock()
 }
 
 // answered keeps the answer a request got, for copies that come later;
 // answers too large for the budget are not kept.
 func (d *dedupe) answered(p *pending, out Outbound) {
-	if p.seen == nil || len(out.Frame) > dedupeMaxAnswer {
+	if p.DedupeKey == "" || len(out.Frame) > dedupeMaxAnswer {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.byKey[p.seen.key] != p.seen || d.bytes+len(out.Frame) > dedupeMaxAnswers {
+	s := d.byKey[p.DedupeKey]
+	if s == nil || s.token != p.Token || d.bytes+len(out.Frame) > dedupeMaxAnswers {
 		return
 	}
-	p.seen.answer = &out
-	p.seen.p = nil
+	s.answer = &out
+	s.token = ""
 	d.bytes += len(out.Frame)
 }
 
-// state returns, under the lock, what the first copy has come to.
-func (d *dedupe) state(s *seen) (*pending, *Outbound) {
+// state returns, under the lock, what the first copy has come to: the
+// token of its open request, or its answer.
+func (d *dedupe) state(s *seen) (string, *Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return s.p, s.answer
+	return s.token, s.answer
 }
 
 // duplicate handles a message its sender sent before within the window:
 // a request is answered from the first copy, anything else is dropped.
-func (b *Bridge) duplicate(s *Session, env *canonical.Envelope, first *seen) Receipt {
-	b.metrics.duplicates.Inc()
-	b.log.Info("duplicate", "sender", s.AgentID(), "act", env.Act, "id", env.ID, "task_id", env.TaskID)
+func (b *Bridge) duplicate(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+	b.metrics.Duplicate()
+	b.log.Info("duplicate", "sender", env.Sender.ID, "act", env.Act, "id", env.ID, "task_id", env.TaskID)
 	if !isRequest(env.Act) {
 		return Receipt{}
 	}
-	p, answer := b.dedupe.state(first)
+	token, answer := b.dedupe.state(first)
+	s, isSession := ep.(*Session)
 	switch {
-	case answer != nil:
-		d := &delivery{out: *answer, level: normalLevel, force: true,
-			failed: b.unsent("answer to a repeated request", s, env)}
-		if err := s.out.put(d); err != nil {
-			d.fail(err)
+	case answer != nil && isSession:
+		it := &delivery.Item{Out: *answer, Level: delivery.NormalLevel, Force: true,
+			Failed: b.unsent("answer to a repeated request", ep, env)}
+		if err := s.out.Put(it); err != nil {
+			it.Fail(err)
 		}
 		return Receipt{Awaiting: true}
-	case p != nil && b.pending.wait(p, s):
-		return Receipt{Awaiting: true}
+	case token != "":
+		if p := b.pending.Lookup(token); p != nil && b.pending.Wait(p, ep) {
+			return Receipt{Awaiting: true}
+		}
 	}
-	return s.refuse(env, &canonical.Error{Code: canonical.ErrRejected,
+	return ep.refuse(env, &canonical.Error{Code: canonical.ErrRejected,
 		Message: "a repeated request whose answer the bridge no longer holds; send it with a new id"})
 }

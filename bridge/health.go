@@ -5,19 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/sleep"
 )
 
-// Agent health (specs/collab.md sections 3.1 and 5.1). An agent the bridge
-// starts or dials itself is INITIALIZING until it is connected. An agent
-// is READY while connected, BUSY while requests to it are in flight (shown,
-// not announced), UNAVAILABLE after unavailableAfter missed heartbeats or
-// request timeouts in a row or when its connection is lost, READY again as
-// soon as it answers anything, STOPPING while the bridge shuts down, and
-// STOPPED while not connected.
-// Changes of availability are logged, set the bridge_agent_status metric,
-// and are published as an event to the topic StatusTopic, which agents of
-// any dialect can subscribe to.
+// Agent health: the states and when they change are the directory's
+// (directory/status.go). The bridge feeds it what it sees (answers,
+// timeouts, heartbeats, connections coming and going) and tells the world
+// of each change: a log line, the bridge_agent_status metric, and an event
+// to the topic StatusTopic, which agents of any dialect can subscribe to.
 
 // StatusTopic is the topic agent status changes are published to.
 const StatusTopic = "agent-status"
@@ -25,42 +22,31 @@ const StatusTopic = "agent-status"
 // StatusEvent is the event type of a status change.
 const StatusEvent = "agent_status_changed"
 
-// unavailableAfter is how many heartbeats missed, or requests timed out,
-// in a row make an agent UNAVAILABLE.
-const unavailableAfter = 3
-
-// Pinger is implemented by links that can check their peer is alive (a
-// WebSocket ping).
-type Pinger interface {
-	Ping(ctx context.Context) error
-}
-
-// setStatus moves a to status for reason, announcing the change. b.mu must
-// not be held.
-func (b *Bridge) setStatus(a *agent, status Status, reason string) {
-	b.mu.Lock()
-	old := a.status
-	if old == status {
-		b.mu.Unlock()
-		return
+// statusNames are the lifecycle states, as metric label values.
+var statusNames = func() []string {
+	out := make([]string, len(directory.Statuses))
+	for i, s := range directory.Statuses {
+		out[i] = string(s)
 	}
-	a.status = status
-	b.mu.Unlock()
-	b.log.Info("agent status", "agent", a.id, "status", status, "was", old, "reason", reason)
-	b.metrics.setStatus(a.id, status)
-	b.announce(a, old, status, reason)
+	return out
+}()
+
+// observe tells of a change to the directory.
+func (b *Bridge) observe(c Change) {
+	switch c.Kind {
+	case directory.StatusChanged:
+		b.log.Info("agent status", "agent", c.Agent.ID, "status", c.Agent.Status, "was", c.Previous, "reason", c.Reason)
+		b.metrics.Status(c.Agent.ID, string(c.Agent.Status), statusNames)
+		b.announce(c.Agent.ID, c.Previous, c.Agent.Status, c.Reason)
+	case directory.Removed:
+		b.log.Info("agent forgotten", "agent", c.Agent.ID, "reason", c.Reason)
+		b.metrics.Forget(c.Agent.ID, statusNames)
+	}
 }
 
 // announce publishes a status change to the subscribers of StatusTopic.
-func (b *Bridge) announce(a *agent, old, status Status, reason string) {
-	b.mu.RLock()
-	var ts []target
-	for _, s := range b.agents {
-		if s.topics[StatusTopic] && s.session != nil && s != a {
-			ts = append(ts, target{s, s.session})
-		}
-	}
-	b.mu.RUnlock()
+func (b *Bridge) announce(id string, old, status Status, reason string) {
+	ts := b.dir.Connected(nil, func(a *agent) bool { return a.Follows(StatusTopic) && a.ID() != id })
 	if len(ts) == 0 {
 		return
 	}
@@ -68,54 +54,21 @@ func (b *Bridge) announce(a *agent, old, status Status, reason string) {
 		Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
 		Receiver:  canonical.Address{Kind: canonical.AddressTopic, ID: StatusTopic},
 		Operation: canonical.Operation{Name: StatusEvent},
-		Arguments: canonical.JSON(fmt.Sprintf(`{"agent_id":%q,"status":%q,"previous":%q,"reason":%q}`, a.id, status, old, reason)),
+		Arguments: canonical.JSON(fmt.Sprintf(`{"agent_id":%q,"status":%q,"previous":%q,"reason":%q}`, id, status, old, reason)),
 	}
-	b.fanout("", env, ts)
-}
-
-// heardFrom notes a message from a's agent, cheaply when all is well.
-func (b *Bridge) heardFrom(a *agent) {
-	b.mu.RLock()
-	fine := a.timeouts == 0 && a.missed == 0 && a.status != StatusUnavailable
-	b.mu.RUnlock()
-	if !fine {
-		b.heard(a)
-	}
-}
-
-// heard notes that a's agent answered something: it is alive.
-func (b *Bridge) heard(a *agent) {
-	b.mu.Lock()
-	a.timeouts, a.missed = 0, 0
-	back := a.status == StatusUnavailable
-	b.mu.Unlock()
-	if back {
-		b.setStatus(a, StatusReady, "it answered")
-	}
-}
-
-// timedOut notes that a request to a went unanswered.
-func (b *Bridge) timedOut(a *agent) {
-	b.mu.Lock()
-	a.timeouts++
-	down := a.timeouts >= unavailableAfter && a.status != StatusUnavailable && a.session != nil
-	n := a.timeouts
-	b.mu.Unlock()
-	if down {
-		b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d requests in a row timed out", n))
-	}
+	b.fanout(env, ts)
 }
 
 // heartbeats pings every attached connection that can be pinged, every
 // interval, until the bridge shuts down. One goroutine serves all
-// sessions; it sleeps with sleepOutsideRuntime, not a runtime timer:
+// sessions; it sleeps outside the runtime's timers (package sleep):
 // measured on BenchmarkHop, one long-lived runtime timer in the process made
 // each round trip through the bridge about 60 us slower (p50 ~150 us
 // against ~90 us), though it never fired during the run.
 func (b *Bridge) heartbeats(interval time.Duration) {
 	go func() {
 		for {
-			sleepOutsideRuntime(interval)
+			sleep.OutsideRuntime(interval)
 			select {
 			case <-b.stopped:
 				return
@@ -140,32 +93,25 @@ func (b *Bridge) ping(s *Session, p Pinger, timeout time.Duration) {
 		return
 	}
 	if err == nil {
-		b.heard(a)
+		b.dir.HeardFrom(a)
 		return
 	}
-	b.mu.Lock()
-	a.missed++
-	down := a.missed >= unavailableAfter && a.status != StatusUnavailable && a.session == s
-	n := a.missed
-	b.mu.Unlock()
-	if down {
-		b.setStatus(a, StatusUnavailable, fmt.Sprintf("%d heartbeats missed", n))
-	}
+	b.dir.Missed(a, s)
 }
 
-// Starting marks the declared agent id INITIALIZING: the bridge is
-// starting it (a stdio child) or dialling it, and it is not connected yet.
-func (b *Bridge) Starting(id string) {
-	b.mu.RLock()
-	a := b.agents[id]
-	b.mu.RUnlock()
-	if a == nil {
-		return
-	}
-	b.mu.Lock()
-	connected := a.session != nil
-	b.mu.Unlock()
-	if !connected {
-		b.setStatus(a, StatusInitializing, "being started")
-	}
+// forgetting removes, every so often until the bridge shuts down, the
+// agents known only from HTTP requests that sent none for after.
+func (b *Bridge) forgetting(after time.Duration) {
+	every := min(max(after/4, 10*time.Millisecond), time.Minute)
+	go func() {
+		for {
+			sleep.OutsideRuntime(every)
+			select {
+			case <-b.stopped:
+				return
+			default:
+			}
+			b.dir.Forget(time.Now().Add(-after))
+		}
+	}()
 }

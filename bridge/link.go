@@ -3,32 +3,30 @@ package bridge
 import (
 	"context"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
 // Link carries messages to one connected agent. Transports implement it.
-type Link interface {
-	// Send delivers one message. It may be called from several goroutines
-	// at once, and must give up when ctx ends.
-	Send(ctx context.Context, out Outbound) error
-	// Transport names the transport: "websocket", "http", "stdio".
-	Transport() string
-}
+type Link = delivery.Link
 
 // Outbound is one message on its way to an agent.
-type Outbound struct {
-	// Frame is the message in the receiver's dialect. The link may keep it.
-	Frame []byte
-	// Act is the message's canonical act.
-	Act canonical.Act
-	// Code is the error code of an error reply, empty otherwise.
-	Code canonical.ErrorCode
-	// Final marks the answer that ends a request of the receiving session:
-	// a reply, or the error the bridge sent instead.
-	Final bool
-	// Trace is the message's trace context, for transports that carry it
-	// out of band (W3C traceparent on HTTP).
-	Trace canonical.Trace
+type Outbound = delivery.Outbound
+
+// Aborter is implemented by links whose send in progress can be ended from
+// outside (delivery.Aborter).
+type Aborter = delivery.Aborter
+
+// Pinger is implemented by links that can check their peer is alive (a
+// WebSocket ping).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Closer is implemented by links that can end their connection, telling
+// the peer why (a WebSocket close frame).
+type Closer interface {
+	Close(reason string) error
 }
 
 // AttachOptions describe a connection being attached.

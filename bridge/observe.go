@@ -15,7 +15,7 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
 	if env.Act == canonical.ActNeedsInput {
 		b.redactor.learn(env)
 	}
-	b.metrics.received.WithLabelValues(dialect, string(env.Act)).Inc()
+	b.metrics.Received(dialect, env.Act)
 	if !in.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}
@@ -27,17 +27,14 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
 }
 
 // sent logs a message, noted as n, delivered to the session to and counts
-// it.
-func (b *Bridge) sent(from string, n *note, to *Session, a *agent, frame []byte) {
+// it. a is the agent to speaks for, nil if none.
+func (b *Bridge) sent(n *note, to *Session, a *agent, frame []byte) {
 	dest := "anonymous"
 	if a != nil {
-		dest = a.id
+		dest = a.ID()
 	}
 	source := n.sender
-	if from != "" {
-		source = b.canonicalID(from, source)
-	}
-	b.metrics.messages.WithLabelValues(source, dest, string(n.act)).Inc()
+	b.metrics.Delivered(source, dest, n.act)
 	_, out, _ := to.loggers()
 	if !out.Enabled(context.Background(), slog.LevelInfo) {
 		return
@@ -74,7 +71,7 @@ var noteIDs = [...]string{"id", "in_reply_to", "correlation_id", "task_id", "tra
 
 func noteOf(env *canonical.Envelope) note {
 	return note{sender: env.Sender.ID, act: env.Act, ids: [len(noteIDs)]string{
-		env.ID, env.InReplyTo, env.CorrelationID, env.TaskID, env.Trace.TraceID, opName("", env.Operation),
+		env.ID, env.InReplyTo, env.CorrelationID, env.TaskID, env.Trace.TraceID, opName(env.Operation),
 	}}
 }
 
@@ -95,7 +92,7 @@ func (s *Session) loggers() (in, out *slog.Logger, dialect string) {
 	}
 	agent := "anonymous"
 	if s.agent != nil {
-		agent = s.agent.id
+		agent = s.agent.ID()
 	}
 	l := &s.logs
 	if l.in == nil || l.dialect != dialect || l.agent != agent {

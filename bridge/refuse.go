@@ -3,6 +3,7 @@ package bridge
 import (
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
@@ -35,7 +36,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	}
 	source := "unknown"
 	if a != nil {
-		source = a.id
+		source = a.ID()
 	}
 	if env != nil {
 		reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
@@ -57,6 +58,9 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	if codec != nil {
 		dialect = codec.Name()
 		reply.Sender = canonical.Party{ID: b.spell(dialect, b.id)}
+		if reply.Receiver.Kind == canonical.AddressAgent {
+			reply.Receiver.ID = b.spell(dialect, reply.Receiver.ID)
+		}
 		var err error
 		if frame, err = codec.Encode(nil, reply, &dialects.EncodeContext{}); err != nil {
 			b.log.Error("error reply cannot be encoded", "dialect", dialect, "error", err)
@@ -67,18 +71,18 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 		frame = plainError(e)
 	}
 	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
-	b.metrics.errored(source, e.Code)
+	b.metrics.Errored(source, e.Code)
 	// The answer is queued like any message to the sender, but past the
 	// agent's bound: a sender whose queue is full must still hear why.
-	d := &delivery{
-		out:   Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
-		level: normalLevel, force: true,
-		failed: func(reason error) {
+	it := &delivery.Item{
+		Out:   Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
+		Level: delivery.NormalLevel, Force: true,
+		Failed: func(reason error) {
 			b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", reason.Error())
 		},
 	}
-	if err := s.out.put(d); err != nil {
-		d.fail(err)
+	if err := s.out.Put(it); err != nil {
+		it.Fail(err)
 	}
 	return Receipt{Err: e}
 }
@@ -95,4 +99,13 @@ func plainError(e *canonical.Error) []byte {
 	w.Close()
 	w.Close()
 	return w.Buf
+}
+
+// spell returns how dialect names the agent whose canonical id is id: its
+// alias there, if it has one.
+func (b *Bridge) spell(dialect, id string) string {
+	if a, ok := b.maps.Alias(dialect, id); ok {
+		return a
+	}
+	return id
 }

@@ -1,59 +1,102 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
-	"sort"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
-	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
-// dispatch routes a received message: an answer to a request goes back to
-// its requester, the bridge's own business is done here, and everything
-// else goes to its receivers.
-func (b *Bridge) dispatch(s *Session, env *canonical.Envelope, first *seen) Receipt {
-	s.mu.Lock()
-	a, from := s.agent, s.codec.Name()
-	s.mu.Unlock()
-	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
-		if p := b.pending.match(a, env, false); p != nil {
-			final := isFinal(env.Act)
-			if final {
-				failed := b.retries.retryable(env.Error)
-				b.outcome(a, !failed)
-				if failed && b.retry(p, env.Error) {
-					return Receipt{} // the requester sees the retry's answer
-				}
-				if !b.pending.take(p) {
-					return Receipt{} // answered or timed out meanwhile
-				}
+// submit routes a message from the endpoint ep, its agent ids canonical: a
+// message sent again within the dedupe window is handled as a duplicate;
+// an answer to a request goes back to its requester, the bridge's own
+// business is done here, and everything else goes to its receivers.
+func (b *Bridge) submit(ep endpoint, env *canonical.Envelope) Receipt {
+	var first *seen
+	a := ep.bound()
+	if b.dedupe != nil && !b.answersOpenRequest(a, env) {
+		if key := dedupeKey(env.Sender.ID, env); key != "" && env.Sender.ID != "" {
+			var dup bool
+			if first, dup = b.dedupe.check(key, time.Now()); dup {
+				return b.duplicate(ep, env, first)
 			}
-			b.answer(p, from, env, final)
+		}
+	}
+	return b.dispatch(ep, a, env, first)
+}
+
+func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first *seen) Receipt {
+	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
+		if p := b.pending.Match(a, env, false); p != nil {
+			b.answered(p, env)
+			return Receipt{}
+		}
+		if b.pending.Late(env) {
+			b.metrics.Late()
+			b.log.Info("late answer dropped", "sender", a.ID(), "act", env.Act, "in_reply_to", env.InReplyTo, "correlation_id", env.CorrelationID, "task_id", env.TaskID)
 			return Receipt{}
 		}
 	}
-	if r, ok := b.control(s, env, from); ok {
+	if a != nil && env.Act == canonical.ActEvent {
+		// An event about an open request, for its requester: progress.
+		if p := b.pending.Match(a, env, false); p != nil && (env.Receiver.Kind == canonical.AddressNone ||
+			env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID == p.Sender.ID) {
+			b.answered(p, env)
+			return Receipt{}
+		}
+	}
+	if r, ok := b.control(ep, env); ok {
 		return r
 	}
 	switch env.Receiver.Kind {
 	case canonical.AddressAgent:
-		return b.toAgent(s, env, from, b.canonicalID(from, env.Receiver.ID), first)
+		return b.toAgent(ep, env, first)
 	case canonical.AddressTopic:
-		return b.publish(s, env, from, env.Receiver.ID)
+		return b.publish(ep, env, env.Receiver.ID)
 	case canonical.AddressBroadcast:
-		return b.broadcast(s, env, from)
+		return b.broadcast(ep, env)
 	}
 	switch {
 	case env.Act == canonical.ActEvent:
-		return b.publish(s, env, from, env.Operation.Name)
+		return b.publish(ep, env, env.Operation.Name)
 	case isRequest(env.Act):
-		return b.byCapability(s, env, from, first)
+		return b.byCapability(ep, env, first)
 	}
-	return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
-		Message: fmt.Sprintf("%s: the %s names no receiver and answers no open request", from, env.Act)})
+	return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound,
+		Message: fmt.Sprintf("%s: the %s names no receiver and answers no open request", env.Origin.Dialect, env.Act)})
+}
+
+// answered handles a receiver's message about its open request p: a final
+// answer closes p (unless it is retried) and goes to the requester, as does
+// an interim one.
+func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
+	final := isFinal(env.Act)
+	if final {
+		failed := b.retries.Retryable(env.Error)
+		b.outcome(p.Receiver, !failed)
+		if failed && b.retry(p, env.Error) {
+			return // the requester sees the retry's answer
+		}
+		if !b.pending.Take(p) {
+			return // answered or timed out meanwhile
+		}
+	}
+	out := *env
+	p.Restore(&out)
+	b.toRequester(p, &out, final, false, "answer")
+	if final {
+		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
+	}
+}
+
+// answersOpenRequest reports whether env, from the agent a, answers a
+// request still waiting: such an answer is needed, even when it repeats an
+// earlier one (an agent answering a retry as it answered the first attempt).
+func (b *Bridge) answersOpenRequest(a *agent, env *canonical.Envelope) bool {
+	return a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) && b.pending.Match(a, env, false) != nil
 }
 
 // isRequest reports whether act asks for an answer.
@@ -71,69 +114,56 @@ func isFinal(act canonical.Act) bool {
 	return act.IsReply() && act != canonical.ActAccept
 }
 
-// target is a connected agent a message is delivered to.
-type target struct {
-	agent   *agent
-	session *Session
-}
-
-// lookup returns the agent registered as id and its delivering session.
-func (b *Bridge) lookup(id string) (target, bool) {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	a := b.agents[id]
-	if a == nil {
-		return target{}, false
-	}
-	return target{a, a.session}, true
-}
-
-// toAgent delivers env to the agent id.
-func (b *Bridge) toAgent(s *Session, env *canonical.Envelope, from, id string, first *seen) Receipt {
-	t, ok := b.lookup(id)
+// toAgent delivers env to the agent its receiver names.
+func (b *Bridge) toAgent(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+	id := env.Receiver.ID
+	a, to, ok := b.dir.Lookup(id)
 	switch {
 	case !ok:
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no agent %q is known to the bridge", env.Receiver.ID)})
-	case t.session == nil:
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("agent %s is not connected", id)})
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no agent %q is known to the bridge", id)})
+	case to == nil:
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("agent %s is not connected", id)})
 	}
 	if isRequest(env.Act) {
-		return b.request(s, env, from, t, first)
+		return b.request(ep, env, target{Agent: a, Endpoint: to}, first)
 	}
-	if err := b.send(from, env, t.session, false, b.unsent("message", t.session, env)); err != nil {
-		return s.refuse(env, err)
+	if _, err := to.deliver(&outgoing{env: env, from: env.Origin.Dialect}); err != nil {
+		return ep.refuse(env, err)
 	}
 	return Receipt{}
 }
 
-// request delivers a request to t, to be answered back to s; first is its
+// request delivers a request to t, to be answered back to ep; first is its
 // entry in the dedupe table, if it has one.
-func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t target, first *seen) Receipt {
+func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *seen) Receipt {
 	if b.isClosing() {
-		return s.refuse(env, b.closingRefusal())
+		return ep.refuse(env, b.closingRefusal())
 	}
-	if e := b.admit(t.agent); e != nil {
-		return s.refuse(env, e)
+	if e := b.admit(t.Agent); e != nil {
+		return ep.refuse(env, e)
 	}
 	now := time.Now()
+	requester := b.answersTo(ep)
 	p := &pending{
-		seen:      first,
-		requester: b.answersTo(s), dialect: from,
-		id: env.ID, replyWith: env.ReplyWith, correlationID: env.CorrelationID, taskID: env.TaskID,
-		sender:   canonical.Party{ID: b.canonicalID(from, env.Sender.ID), Name: env.Sender.Name},
-		receiver: t.agent, start: now, trace: env.Trace,
-		level: levelOf(env.Priority),
+		Requester: requester, Dialect: env.Origin.Dialect,
+		ID: env.ID, ReplyWith: env.ReplyWith, CorrelationID: env.CorrelationID, TaskID: env.TaskID,
+		Sender:   canonical.Party{ID: env.Sender.ID, Name: env.Sender.Name},
+		Receiver: t.Agent, Start: now, Trace: env.Trace,
+		Level: delivery.LevelOf(env.Priority),
 	}
-	d := timeoutFor(env, b.timeout, now)
+	if first != nil {
+		p.DedupeKey = first.key
+	}
+	d := correlation.TimeoutFor(env, b.timeout, now)
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task.
-	token, _ := b.pending.open(p, d, func() {
-		b.timedOut(t.agent)
-		b.outcome(t.agent, false)
-		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.agent.id, d))
+	token, _ := b.pending.Open(p, d, func() {
+		b.dir.TimedOut(t.Agent)
+		b.outcome(t.Agent, false)
+		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.Agent.ID(), d))
 	})
 	if first != nil {
-		b.dedupe.track(first, p)
+		b.dedupe.track(first, token)
 	}
 	out := *env
 	out.ID = token
@@ -146,77 +176,61 @@ func (b *Bridge) request(s *Session, env *canonical.Envelope, from string, t tar
 	// goroutine would get to it, and an accept after the result would
 	// confuse the requester. Should delivery then fail, the failure follows
 	// the accept.
-	if b.absorbsAccept(t.session.Dialect(), from) {
+	if b.absorbsAccept(t.Agent.Dialect(), env.Origin.Dialect) {
 		b.acknowledge(p)
 	}
 	sent := out
-	p.out.Store(&sent)
-	if err := b.send(from, &out, t.session, false, b.deliveryFailed(p)); err != nil && !b.retry(p, err) {
-		if b.pending.take(p) {
+	p.Out.Store(&sent)
+	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p)}
+	if c, ok := requester.(*call); ok {
+		o.sent = c.delivered
+	}
+	if _, err := t.Endpoint.deliver(o); err != nil && !b.retry(p, err) {
+		if b.pending.Take(p) {
 			b.reply(p, err)
 		}
 	}
-	return Receipt{Awaiting: p.requester == s}
+	return Receipt{Awaiting: requester == ep}
 }
 
-// answersTo returns the session the answers to s's requests go to: s,
-// unless s is ephemeral and its agent has a connection of its own.
-func (b *Bridge) answersTo(s *Session) *Session {
-	if !s.opts.Ephemeral || s.opts.KeepAnswers {
-		return s
+// answersTo returns the endpoint the answers to ep's requests go to: ep,
+// unless it is an ephemeral session and its agent has a connection of its
+// own.
+func (b *Bridge) answersTo(ep endpoint) endpoint {
+	s, ok := ep.(*Session)
+	if !ok || !s.opts.Ephemeral || s.opts.KeepAnswers {
+		return ep
 	}
-	s.mu.Lock()
-	a := s.agent
-	s.mu.Unlock()
+	a := s.bound()
 	if a == nil {
-		return s
+		return ep
 	}
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	if a.session != nil {
-		return a.session
+	if _, own, ok := b.dir.Lookup(a.ID()); ok && own != nil {
+		return own
 	}
-	return s
+	return ep
 }
 
-// answer delivers a receiver's message about an open request to the
-// requester, with the requester's own correlation values.
-func (b *Bridge) answer(p *pending, from string, env *canonical.Envelope, final bool) {
-	out := *env
-	p.restore(&out)
-	b.toRequester(p, from, &out, final, "answer")
-	if final {
-		b.metrics.requestDone(p, time.Since(p.start))
-	}
-}
-
-// toRequester sends env to p's requester, and to every copy of the
-// request that came again while it was open. A final answer is kept for
-// copies yet to come.
-func (b *Bridge) toRequester(p *pending, from string, env *canonical.Envelope, final bool, what string) {
-	d, err := b.encodeFor(from, env, p.requester, final)
-	if err == nil && d != nil {
-		d.failed = b.unsent(what, p.requester, env)
-		// The requester asked: its answer is not held to its queue's bound.
-		d.force = true
-		b.boost(d, p, env)
-		err = b.queue(d, p.requester, env)
-	}
+// toRequester sends env, about the request p, to p's requester and to
+// every requester that sent the request again while it was open. A final
+// answer is kept for copies yet to come. byBridge marks the bridge's own
+// errors.
+func (b *Bridge) toRequester(p *pending, env *canonical.Envelope, final, byBridge bool, what string) {
+	o := &outgoing{env: env, from: env.Origin.Dialect, final: final, answer: true, atLeast: p.Level, byBridge: byBridge}
+	o.failed = b.unsent(what, p.Requester, env)
+	frame, err := p.Requester.deliver(o)
 	if err != nil {
-		b.log.Warn(what+" not delivered", "requester", p.sender.ID, "act", env.Act, "error", err.Message)
+		b.log.Warn(what+" not delivered", "requester", p.Sender.ID, "act", env.Act, "error", err.Message)
 		return
 	}
-	if d == nil {
-		return // dropped by a mapping policy
+	if final && b.dedupe != nil && frame != nil {
+		b.dedupe.answered(p, *frame)
 	}
-	if final && b.dedupe != nil {
-		b.dedupe.answered(p, d.out)
-	}
-	for _, w := range b.pending.waiters(p, final) {
-		c := *d
-		c.sent = nil
-		if err := b.queue(&c, w, env); err != nil {
-			b.log.Warn(what+" to a repeated request not delivered", "requester", p.sender.ID, "error", err.Message)
+	for _, w := range b.pending.Waiters(p, final) {
+		c := *o
+		c.failed = b.unsent(what+" to a repeated request", w, env)
+		if _, err := w.deliver(&c); err != nil {
+			b.log.Warn(what+" to a repeated request not delivered", "requester", p.Sender.ID, "error", err.Message)
 		}
 	}
 }
@@ -231,23 +245,23 @@ func (b *Bridge) fail(p *pending, code canonical.ErrorCode, msg string) {
 func (b *Bridge) reply(p *pending, e *canonical.Error) {
 	env := &canonical.Envelope{
 		Act:     actFor(e.Code),
-		Sender:  canonical.Party{ID: p.receiver.id},
+		Sender:  canonical.Party{ID: p.Receiver.ID()},
 		Outcome: canonical.OutcomeFailure,
 		Error:   e,
 	}
-	p.restore(env)
-	b.toRequester(p, "", env, true, "error")
-	b.metrics.errored(p.sender.ID, e.Code)
-	b.metrics.requestDone(p, time.Since(p.start))
+	p.Restore(env)
+	b.toRequester(p, env, true, true, "error")
+	b.metrics.Errored(p.Sender.ID, e.Code)
+	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
 }
 
 // acknowledge tells p's requester its request is being delivered (an
 // accept), for a receiver whose dialect has no accept of its own.
 func (b *Bridge) acknowledge(p *pending) {
-	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.receiver.id}}
-	p.restore(env)
-	if err := b.send("", env, p.requester, false, b.unsent("accept", p.requester, env)); err != nil {
-		b.log.Warn("accept not delivered", "requester", p.sender.ID, "error", err.Message)
+	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.Receiver.ID()}}
+	p.Restore(env)
+	if _, err := p.Requester.deliver(&outgoing{env: env, failed: b.unsent("accept", p.Requester, env)}); err != nil {
+		b.log.Warn("accept not delivered", "requester", p.Sender.ID, "error", err.Message)
 	}
 }
 
@@ -269,210 +283,74 @@ func (b *Bridge) has(dialect string, act canonical.Act) bool {
 }
 
 // publish delivers an event to the subscribers of topic.
-func (b *Bridge) publish(s *Session, env *canonical.Envelope, from, topic string) Receipt {
-	b.mu.RLock()
-	var ts []target
-	for _, a := range b.agents {
-		if a.topics[topic] && a.session != nil && a.session != s {
-			ts = append(ts, target{a, a.session})
-		}
-	}
-	b.mu.RUnlock()
+func (b *Bridge) publish(ep endpoint, env *canonical.Envelope, topic string) Receipt {
+	ts := b.dir.Connected(ep, func(a *agent) bool { return a.Follows(topic) })
 	if len(ts) == 0 {
-		b.log.Info("no subscribers", "topic", topic, "sender", env.Sender.ID, "dialect", from)
+		b.log.Info("no subscribers", "topic", topic, "sender", env.Sender.ID, "dialect", env.Origin.Dialect)
 	}
-	b.fanout(from, env, ts)
+	b.fanout(env, ts)
 	return Receipt{}
 }
 
 // broadcast delivers env to every connected agent but its sender.
-func (b *Bridge) broadcast(s *Session, env *canonical.Envelope, from string) Receipt {
-	b.mu.RLock()
-	ts := make([]target, 0, len(b.agents))
-	for _, a := range b.agents {
-		if a.session != nil && a.session != s {
-			ts = append(ts, target{a, a.session})
-		}
-	}
-	b.mu.RUnlock()
-	b.fanout(from, env, ts)
+func (b *Bridge) broadcast(ep endpoint, env *canonical.Envelope) Receipt {
+	b.fanout(env, b.dir.Connected(ep, nil))
 	return Receipt{}
 }
 
-func (b *Bridge) fanout(from string, env *canonical.Envelope, ts []target) {
-	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
+// fanout delivers env to each target, in the order given.
+func (b *Bridge) fanout(env *canonical.Envelope, ts []target) {
 	for _, t := range ts {
-		out := *env
-		if err := b.send(from, &out, t.session, false, b.unsent("event", t.session, env)); err != nil {
-			b.log.Warn("event not delivered", "receiver", t.agent.id, "error", err.Message)
+		if _, err := t.Endpoint.deliver(&outgoing{env: env, from: env.Origin.Dialect, failed: b.unsent("event", t.Endpoint, env)}); err != nil {
+			b.log.Warn("event not delivered", "receiver", t.Agent.ID(), "error", err.Message)
 		}
 	}
 }
 
 // byCapability delivers a request that names no receiver to an agent that
 // declared its operation.
-func (b *Bridge) byCapability(s *Session, env *canonical.Envelope, from string, first *seen) Receipt {
-	name := opName(from, env.Operation)
+func (b *Bridge) byCapability(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+	from := env.Origin.Dialect
+	name := opName(env.Operation)
 	if name == "" {
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("%s: the request names neither a receiver nor an operation", from)})
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("%s: the request names neither a receiver nor an operation", from)})
 	}
-	b.mu.RLock()
-	var ts []target
-	for _, a := range b.agents {
-		if a.session == nil || a.session == s {
-			continue
-		}
+	ts := b.dir.Connected(ep, func(a *agent) bool {
 		n := name
-		if m, ok := b.maps.OperationName(from, name, a.dialect); ok {
+		if m, ok := b.maps.OperationName(from, name, a.Dialect()); ok {
 			n = m
 		}
-		if a.serves(n) {
-			ts = append(ts, target{a, a.session})
-		}
-	}
-	b.mu.RUnlock()
+		return a.Serves(n)
+	})
 	if len(ts) == 0 {
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no connected agent serves %q", name)})
+		return ep.refuse(env, &canonical.Error{Code: canonical.ErrNotFound, Message: fmt.Sprintf("no connected agent serves %q", name)})
 	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].agent.id < ts[j].agent.id })
-	if up := b.available(ts); len(up) > 0 {
+	if up := b.dir.Available(ts); len(up) > 0 {
 		ts = up
 	}
 	t := ts[int(b.rr.Add(1)-1)%len(ts)]
-	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: b.spell(from, t.agent.id)}
-	return b.request(s, env, from, t, first)
+	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: t.Agent.ID()}
+	return b.request(ep, env, t, first)
 }
 
 // opName spells an operation as operation names are written in mapping
 // files: fuse's two levels as capability/action.
-func opName(dialect string, op canonical.Operation) string {
+func opName(op canonical.Operation) string {
 	if op.Capability != "" && op.Name != "" {
 		return op.Capability + "/" + op.Name
 	}
 	return firstOf(op.Name, op.Capability)
 }
 
-// send encodes env (decoded from the dialect from; "" for the bridge's own
-// messages) for the session to and queues it there. What goes wrong at
-// once (the receiver's dialect cannot express it, its queue is full) is
-// returned; what goes wrong later (the link fails, the message expires in
-// the queue) is told to failed, which may be nil.
-func (b *Bridge) send(from string, env *canonical.Envelope, to *Session, final bool, failed func(reason error)) *canonical.Error {
-	d, err := b.encodeFor(from, env, to, final)
-	if err != nil || d == nil {
-		return err
-	}
-	d.failed = failed
-	return b.queue(d, to, env)
-}
-
-// encodeFor writes env in the dialect of the session to, as a delivery
-// to queue there; nil when a mapping policy drops it.
-func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, final bool) (*delivery, *canonical.Error) {
-	to.mu.Lock()
-	codec, a := to.codec, to.agent
-	to.mu.Unlock()
-	res, err := b.tr.Encode(make([]byte, 0, encodedSize(env)), from, codec.Name(), env, translate.Options{})
-	if err != nil {
-		return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
-	}
-	if res.Dropped {
-		b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", codec.Name(), "reason", res.Losses[0].Message())
-		return nil, nil
-	}
-	b.lost(env, codec.Name(), res)
-	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace}
-	if env.Error != nil {
-		o.Code = env.Error.Code
-	}
-	n := noteOf(env)
-	return &delivery{
-		out: o, level: levelOf(env.Priority), expires: expiryOf(env, time.Now()),
-		sent: func() { b.sent(from, &n, to, a, res.Output) },
-	}, nil
-}
-
-// encodedSize is room enough for env in most dialects, so that encoding
-// seldom grows its buffer: its raw payload fields, and 512 bytes for the
-// rest.
-func encodedSize(env *canonical.Envelope) int {
-	n := 512
-	for _, f := range [...]canonical.JSON{env.Arguments, env.Result, env.Context, env.Metadata, env.Inputs, env.Authentication, env.Extensions} {
-		n += len(f)
-	}
-	return n
-}
-
-// queue puts d in the session to's queue; a full queue is a retryable
-// unavailable error for the sender of env.
-func (b *Bridge) queue(d *delivery, to *Session, env *canonical.Envelope) *canonical.Error {
-	err := to.out.put(d)
-	if err == nil {
-		return nil
-	}
-	id := env.Receiver.ID
-	if a := to.AgentID(); a != "" {
-		id = a
-	}
-	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
-	if errors.Is(err, errQueueFull) {
-		yes := true
-		e.Retryable = &yes
-		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, b.queuePerAgent)
-	}
-	return e
-}
-
-// expiryOf returns when env stops being worth delivering: its ttl from
-// now, else its deadline; zero when it has neither.
-func expiryOf(env *canonical.Envelope, now time.Time) time.Time {
-	if env.TTL.Set && env.TTL.D > 0 {
-		return now.Add(env.TTL.D)
-	}
-	if t, ok := env.Deadline.Parse(); ok {
-		return t
-	}
-	return time.Time{}
-}
-
-// unsent returns a failure handler that logs what could not be delivered.
-func (b *Bridge) unsent(what string, to *Session, env *canonical.Envelope) func(error) {
+// unsent returns a failure handler that logs what could not be delivered
+// to ep.
+func (b *Bridge) unsent(what string, ep endpoint, env *canonical.Envelope) func(error) {
+	act := env.Act
 	return func(reason error) {
-		b.log.Warn(what+" not delivered", "receiver", to.AgentID(), "act", env.Act, "error", reason.Error())
-	}
-}
-
-// available keeps the targets that are not UNAVAILABLE.
-func (b *Bridge) available(ts []target) []target {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	var up []target
-	for _, t := range ts {
-		if t.agent.status != StatusUnavailable {
-			up = append(up, t)
+		receiver := "anonymous"
+		if a := ep.bound(); a != nil {
+			receiver = a.ID()
 		}
+		b.log.Warn(what+" not delivered", "receiver", receiver, "act", act, "error", reason.Error())
 	}
-	return up
-}
-
-// boost raises an answer to its request's priority (specs/collab.md 8.2):
-// a HIGH request's answer sent as NORMAL would otherwise wait behind the
-// requester's NORMAL traffic, holding up a HIGH task with a lower one. The
-// boost is for the queue only; the message keeps its own priority.
-func (b *Bridge) boost(d *delivery, p *pending, env *canonical.Envelope) {
-	if d.level >= p.level {
-		return
-	}
-	b.log.Info("priority boost", "requester", p.sender.ID, "from", p.receiver.id, "act", env.Act,
-		"priority", levelName(d.level), "raised_to", levelName(p.level))
-	b.metrics.boosts.Inc()
-	d.level = p.level
-}
-
-// levelName names a queue level as the canonical priority scale does.
-func levelName(level int) string {
-	if p, ok := canonical.PriorityFromLevel(level); ok {
-		return p.String()
-	}
-	return fmt.Sprint(level)
 }

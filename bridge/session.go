@@ -7,33 +7,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
+	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/translate"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Session is one attached connection: the transport hands it every frame
-// it reads, and the bridge delivers through its Link.
+// it reads, and the bridge delivers through its Link. It is the bridge's
+// adapter between a dialect and the canonical envelopes of the core: frames
+// are decoded, checked and their agent ids resolved to canonical ones here,
+// once, and envelopes for the connection are encoded here.
 type Session struct {
 	b    *Bridge
 	link Link
 	opts AttachOptions
 
-	mu     sync.Mutex
-	codec  dialects.Codec // nil until the dialect is known
-	agent  *agent         // the agent it speaks for; nil until bound
-	closed bool
-	logs   sessionLogs
-	queue  queueGauge
-	out    *outbox // what the bridge sends it, waiting for its link
-}
-
-// Receipt says what became of one received frame.
-type Receipt struct {
-	// Awaiting is set when the frame was a request whose answer will be
-	// delivered to this session.
-	Awaiting bool
-	// Err is the problem the sender was answered with, if any.
-	Err *canonical.Error
+	mu      sync.Mutex
+	codec   dialects.Codec      // nil until the dialect is known
+	speller func(string) string // the dialect's id spelling, if it has one
+	agent   *agent              // the agent it speaks for; nil until bound
+	closed  bool
+	logs    sessionLogs
+	gauge   queueGauge
+	out     *delivery.Queue // what the bridge sends it, waiting for its link
 }
 
 // ErrUnknownDialect is returned by Attach for a dialect the bridge lacks.
@@ -48,7 +48,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.reg.Names())
 		}
-		s.codec = c
+		s.setCodec(c)
 	}
 	if o.AgentID != "" && s.codec == nil {
 		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
@@ -60,11 +60,14 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	}
 	b.sessions[s] = struct{}{}
 	b.mu.Unlock()
-	b.metrics.connections.Inc()
-	s.out = newOutbox(b, s)
+	b.metrics.Connections(1)
+	s.out = delivery.NewQueue(l, delivery.QueueOptions{
+		Limit: b.queuePerAgent, Budget: b.budget, Watchdog: b.writers,
+		Length: s.queued, Expired: b.metrics.Expired,
+	})
 	if o.AgentID != "" {
 		s.mu.Lock()
-		e := s.bind(o.AgentID)
+		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID))
 		s.mu.Unlock()
 		if e != nil {
 			s.Detach()
@@ -74,6 +77,17 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	}
 	return s, nil
 }
+
+// setCodec fixes the session's dialect; s.mu is held or s is not shared.
+func (s *Session) setCodec(c dialects.Codec) {
+	s.codec = c
+	if sp, ok := c.(dialects.IDSpeller); ok {
+		s.speller = sp.SpellID
+	}
+}
+
+// Transport names the session's transport.
+func (s *Session) Transport() string { return s.link.Transport() }
 
 // Dialect returns the session's dialect, empty while it is not known.
 func (s *Session) Dialect() string {
@@ -87,45 +101,40 @@ func (s *Session) Dialect() string {
 
 // AgentID returns the canonical id of the agent the session speaks for.
 func (s *Session) AgentID() string {
+	if a := s.bound(); a != nil {
+		return a.ID()
+	}
+	return ""
+}
+
+// bound returns the agent the session speaks for, nil if none yet.
+func (s *Session) bound() *agent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.agent == nil {
-		return ""
-	}
-	return s.agent.id
+	return s.agent
 }
 
 // bind makes the session speak for the agent id (canonical), checking its
 // token and dialect; s.mu is held. The caller announces the agent READY
-// (connected) once s.mu is released: announcing locks other sessions. A non-ephemeral session also receives the agent's
-// messages from now on, replacing an earlier connection of the agent.
+// (connected) once s.mu is released: announcing locks other sessions. A
+// non-ephemeral session also receives the agent's messages from now on,
+// replacing an earlier connection of the agent.
 func (s *Session) bind(id string) *canonical.Error {
 	b := s.b
 	dialect := s.codec.Name()
-	b.mu.Lock()
-	a := b.agents[id]
-	switch {
-	case a != nil && a.token != "" && a.token != s.opts.Token:
-		b.mu.Unlock()
-		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("agent %s needs its token to connect", id)}
-	case a != nil && a.declared && a.dialect != dialect:
-		b.mu.Unlock()
-		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("agent %s speaks %s, not %s", id, a.dialect, dialect)}
+	if id == b.id {
+		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("%s is the bridge's own id; no agent may speak as it", id)}
 	}
-	a = b.agentLocked(id, dialect)
-	a.dialect = dialect
-	var old *Session
-	if !s.opts.Ephemeral {
-		old = a.session
-		a.session = s
-		a.transport = s.link.Transport()
-		a.timeouts, a.missed = 0, 0
+	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
+	if err != nil {
+		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: err.Error()}
 	}
-	b.mu.Unlock()
 	s.agent = a
-	if old != nil && old != s {
+	switch {
+	case s.opts.Ephemeral:
+	case old != nil && old != endpoint(s):
 		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
-	} else if !s.opts.Ephemeral {
+	default:
 		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
 	}
 	return nil
@@ -135,7 +144,7 @@ func (s *Session) bind(id string) *canonical.Error {
 // delivers for it.
 func (s *Session) connected() {
 	if a := s.bound(); a != nil && !s.opts.Ephemeral {
-		s.b.setStatus(a, StatusReady, "connected")
+		s.b.dir.SetStatus(a, StatusReady, "connected")
 	}
 }
 
@@ -158,27 +167,23 @@ func (s *Session) detach(status Status, reason string) {
 	a := s.agent
 	s.mu.Unlock()
 	b := s.b
-	gone := false
 	b.mu.Lock()
 	_, attached := b.sessions[s]
 	delete(b.sessions, s)
-	if a != nil && a.session == s {
-		a.session = nil
-		gone = true
-	}
 	b.mu.Unlock()
 	if attached {
-		b.metrics.connections.Dec()
+		b.metrics.Connections(-1)
 	}
+	gone := a != nil && b.dir.Unbind(a, endpoint(s))
 	if gone {
-		b.log.Info("agent disconnected", "agent", a.id, "dialect", a.dialect, "transport", s.link.Transport())
-		b.setStatus(a, status, reason)
+		b.log.Info("agent disconnected", "agent", a.ID(), "dialect", a.Dialect(), "transport", s.link.Transport())
+		b.dir.SetStatus(a, status, reason)
 	}
-	b.pending.forgetRequester(s)
-	s.out.close()
+	b.pending.ForgetRequester(s)
+	s.out.Close()
 	if gone {
-		for _, p := range b.pending.takeReceiver(a) {
-			b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.id))
+		for _, p := range b.pending.TakeReceiver(a) {
+			b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.ID()))
 		}
 	}
 }
@@ -207,28 +212,51 @@ func (s *Session) Receive(frame []byte) Receipt {
 		// An encoder's stand-in for a receiver its agent did not name.
 		env.Receiver = canonical.Address{}
 	}
+	s.resolveIDs(codec.Name(), env)
 	if e := s.claim(env); e != nil {
 		return s.refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
-	if a := s.bound(); a != nil && !s.opts.Ephemeral {
-		b.heardFrom(a)
+	a := s.bound()
+	if a != nil && !s.opts.Ephemeral {
+		b.dir.HeardFrom(a)
 	}
 	b.received(s, env, frame)
-	var first *seen
-	if b.dedupe != nil && !b.answersOpenRequest(s, env) {
-		if key := dedupeKey(s.AgentID(), env); key != "" && s.AgentID() != "" {
-			var dup bool
-			if first, dup = b.dedupe.check(key, time.Now()); dup {
-				return b.duplicate(s, env, first)
-			}
-		}
-	}
-	r := b.dispatch(s, env, first)
-	b.metrics.handled(time.Since(start))
+	r := b.submit(s, env)
+	b.metrics.Handled(time.Since(start))
 	return r
+}
+
+// resolveIDs writes the canonical ids of the agents env names, as the
+// dialect spells them: the mapping files' aliases, and the dialect's own
+// spelling (bluelabel's upper case) when that names one agent. From here
+// on, the bridge knows agents by their canonical ids only.
+func (s *Session) resolveIDs(dialect string, env *canonical.Envelope) {
+	s.mu.Lock()
+	spell := s.speller
+	s.mu.Unlock()
+	if env.Sender.ID != "" {
+		env.Sender.ID = s.b.resolve(spell, dialect, env.Sender.ID)
+	}
+	if env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID != "" {
+		env.Receiver.ID = s.b.resolve(spell, dialect, env.Receiver.ID)
+	}
+}
+
+// resolve returns the canonical id of the agent dialect names id.
+func (b *Bridge) resolve(spell func(string) string, dialect, id string) string {
+	if c, ok := b.maps.Unalias(dialect, id); ok {
+		return c
+	}
+	if id == b.id {
+		return id
+	}
+	if spell != nil && spell(b.id) == id {
+		return b.id
+	}
+	return b.dir.Resolve(id, spell)
 }
 
 // validate checks frame against its dialect's schema and rules, unless the
@@ -238,21 +266,6 @@ func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem
 		return nil
 	}
 	return codec.Validate(frame)
-}
-
-// answersOpenRequest reports whether env answers a request still waiting:
-// such an answer is needed, even when it repeats an earlier one (an agent
-// answering a retry as it answered the first attempt).
-func (b *Bridge) answersOpenRequest(s *Session, env *canonical.Envelope) bool {
-	a := s.bound()
-	return a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) && b.pending.match(a, env, false) != nil
-}
-
-// bound returns the agent the session speaks for, nil if none yet.
-func (s *Session) bound() *agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.agent
 }
 
 // Oversize answers a frame of size bytes that exceeds the limit; transports
@@ -281,38 +294,36 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 	if err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
 	}
-	s.codec = c
+	s.setCodec(c)
 	return c, nil
 }
 
-// claim checks that env's sender is the session's agent, binding an
-// unbound session to it. A message without a sender speaks for the bound
-// agent.
+// claim checks that env's sender, a canonical id, is the session's agent,
+// binding an unbound session to it. A message without a sender speaks for
+// the bound agent.
 func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 	s.mu.Lock()
-	a, dialect := s.agent, s.codec.Name()
+	a := s.agent
 	s.mu.Unlock()
 	if env.Sender.ID == "" {
 		if a != nil {
-			env.Sender.ID = s.b.spell(dialect, a.id)
+			env.Sender.ID = a.ID()
 		}
 		return nil
 	}
-	id := s.b.canonicalID(dialect, env.Sender.ID)
+	id := env.Sender.ID
 	if a != nil {
-		if a.id != id {
-			return &canonical.Error{Code: canonical.ErrUnauthorized,
-				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", a.id, env.Sender.ID)}
+		if a.ID() != id {
+			return spoofed(a.ID(), id)
 		}
 		return nil
 	}
 	s.mu.Lock()
 	if s.agent != nil { // bound meanwhile by another frame
-		bound := s.agent.id
+		bound := s.agent.ID()
 		s.mu.Unlock()
 		if bound != id {
-			return &canonical.Error{Code: canonical.ErrUnauthorized,
-				Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", bound, env.Sender.ID)}
+			return spoofed(bound, id)
 		}
 		return nil
 	}
@@ -324,18 +335,127 @@ func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 	return e
 }
 
-// canonicalID returns the registry id of an agent dialect names id.
-func (b *Bridge) canonicalID(dialect, id string) string {
-	if c, ok := b.maps.Unalias(dialect, id); ok {
-		return c
-	}
-	return id
+func spoofed(bound, claimed string) *canonical.Error {
+	return &canonical.Error{Code: canonical.ErrUnauthorized,
+		Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", bound, claimed)}
 }
 
-// spell returns how dialect names the agent whose registry id is id.
-func (b *Bridge) spell(dialect, id string) string {
-	if a, ok := b.maps.Alias(dialect, id); ok {
-		return a
+// deliver encodes o's message in the session's dialect and queues it.
+func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
+	b := s.b
+	s.mu.Lock()
+	codec, a := s.codec, s.agent
+	s.mu.Unlock()
+	env := *o.env
+	res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+	if err != nil {
+		return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 	}
-	return id
+	if res.Dropped {
+		b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", codec.Name(), "reason", res.Losses[0].Message())
+		return nil, nil
+	}
+	b.lost(&env, codec.Name(), res)
+	it := &delivery.Item{
+		Out:     delivery.Outbound{Frame: res.Output, Act: env.Act, Final: o.final, Trace: env.Trace},
+		Level:   delivery.LevelOf(env.Priority),
+		Expires: expiryOf(&env, time.Now()),
+		Force:   o.answer,
+		Failed:  o.failed,
+	}
+	if env.Error != nil {
+		it.Out.Code = env.Error.Code
+	}
+	if it.Failed == nil {
+		it.Failed = b.unsent("message", s, o.env)
+	}
+	if o.answer && it.Level < o.atLeast {
+		b.boost(it, o.atLeast, o.env)
+	}
+	n := noteOf(o.env)
+	then := o.sent
+	it.Sent = func() {
+		b.sent(&n, s, a, res.Output)
+		if then != nil {
+			then()
+		}
+	}
+	if err := s.out.Put(it); err != nil {
+		return nil, b.queueRefusal(err, s, o.env)
+	}
+	return &it.Out, nil
 }
+
+// queueRefusal is the error for the sender of env when the session to
+// could not queue it: a full queue is retryable.
+func (b *Bridge) queueRefusal(err error, to *Session, env *canonical.Envelope) *canonical.Error {
+	id := env.Receiver.ID
+	if a := to.AgentID(); a != "" {
+		id = a
+	}
+	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
+	if errors.Is(err, delivery.ErrQueueFull) {
+		yes := true
+		e.Retryable = &yes
+		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, to.out.Limit())
+	}
+	return e
+}
+
+// encodedSize is room enough for env in most dialects, so that encoding
+// seldom grows its buffer: its raw payload fields, and 512 bytes for the
+// rest.
+func encodedSize(env *canonical.Envelope) int {
+	n := 512
+	for _, f := range [...]canonical.JSON{env.Arguments, env.Result, env.Context, env.Metadata, env.Inputs, env.Authentication, env.Extensions} {
+		n += len(f)
+	}
+	return n
+}
+
+// expiryOf returns when env stops being worth delivering: its ttl from
+// now, else its deadline; zero when it has neither.
+func expiryOf(env *canonical.Envelope, now time.Time) time.Time {
+	if env.TTL.Set && env.TTL.D > 0 {
+		return now.Add(env.TTL.D)
+	}
+	if t, ok := env.Deadline.Parse(); ok {
+		return t
+	}
+	return time.Time{}
+}
+
+// queued records the length of the session's outbound queue under its
+// agent's id.
+func (s *Session) queued(n int) {
+	if s.opts.Ephemeral {
+		return
+	}
+	if g := s.queueGauge(); g != nil {
+		g.Set(float64(n))
+	}
+}
+
+// queueGauge is a session's queue length gauge, looked up once for the
+// agent it speaks for.
+type queueGauge struct {
+	agent string
+	g     prometheus.Gauge
+}
+
+// queueGauge returns the gauge of s's queue, nil until s speaks for an
+// agent.
+func (s *Session) queueGauge() prometheus.Gauge {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent == nil {
+		return nil
+	}
+	if q := &s.gauge; q.g == nil || q.agent != s.agent.ID() {
+		q.agent, q.g = s.agent.ID(), s.b.metrics.Queue(s.agent.ID())
+	}
+	return s.gauge.g
+}
+
+// firstOf returns the first of vs that is not empty.
+func firstOf(vs ...string) string { return correlation.FirstOf(vs...) }

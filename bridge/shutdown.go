@@ -13,12 +13,6 @@ import (
 // ErrShuttingDown refuses connections attached after Shutdown began.
 var ErrShuttingDown = errors.New("bridge: shutting down")
 
-// Closer is implemented by links that can end their connection, telling
-// the peer why (a WebSocket close frame).
-type Closer interface {
-	Close(reason string) error
-}
-
 // ShutdownEvent names the event that tells agents the bridge is going
 // away (specs/collab.md section 4.3).
 const ShutdownEvent = "SystemShutdown"
@@ -45,10 +39,10 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 	if d, ok := ctx.Deadline(); ok {
 		countdown = int(math.Ceil(time.Until(d).Seconds()))
 	}
-	b.log.Info("shutting down", "open_requests", b.pending.count(), "countdown_s", countdown)
+	b.log.Info("shutting down", "open_requests", b.pending.Count(), "countdown_s", countdown)
 	for _, s := range b.agentSessions() {
 		if a := s.bound(); a != nil {
-			b.setStatus(a, StatusStopping, "the bridge is shutting down")
+			b.dir.SetStatus(a, StatusStopping, "the bridge is shutting down")
 		}
 		notice := &canonical.Envelope{
 			Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
@@ -57,7 +51,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 			Arguments: canonical.JSON(fmt.Sprintf(`{"event":%q,"countdown":%d}`, ShutdownEvent, countdown)),
 			Priority:  canonical.PriorityCritical,
 		}
-		if err := b.send("", notice, s, false, nil); err != nil {
+		if _, err := s.deliver(&outgoing{env: notice, failed: func(error) {}}); err != nil {
 			b.log.Info("shutdown notice not sent", "agent", s.AgentID(), "dialect", s.Dialect(), "reason", err.Message)
 		}
 	}
@@ -69,14 +63,14 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 		answerCtx, cancel = context.WithDeadline(ctx, d.Add(-flushReserve(time.Until(d))))
 		defer cancel()
 	}
-	waitFor(answerCtx, func() bool { return b.pending.count() == 0 })
-	for _, p := range b.pending.takeAll() {
+	waitFor(answerCtx, func() bool { return b.pending.Count() == 0 })
+	for _, p := range b.pending.TakeAll() {
 		b.fail(p, canonical.ErrUnavailable, "the bridge is shutting down")
 	}
 	sessions := b.allSessions()
 	waitFor(ctx, func() bool {
 		for _, s := range sessions {
-			if s.out.len() > 0 {
+			if s.out.Len() > 0 {
 				return false
 			}
 		}
@@ -87,6 +81,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 			go c.Close("the bridge is shutting down")
 		}
 	}
+	b.writers.Stop()
 	b.log.Info("shut down")
 	return nil
 }
@@ -112,12 +107,10 @@ func (b *Bridge) isClosing() bool {
 
 // agentSessions returns the sessions that deliver to an agent.
 func (b *Bridge) agentSessions() []*Session {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
 	var out []*Session
-	for _, a := range b.agents {
-		if a.session != nil {
-			out = append(out, a.session)
+	for _, ep := range b.dir.Endpoints() {
+		if s, ok := ep.(*Session); ok {
+			out = append(out, s)
 		}
 	}
 	return out

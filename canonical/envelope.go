@@ -217,6 +217,17 @@ type Error struct {
 	SuggestedActions JSON
 }
 
+// Error returns the error's code and message: "timeout: no answer in 30s".
+func (e *Error) Error() string {
+	switch {
+	case e.Code == "":
+		return e.Message
+	case e.Message == "":
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
 // Capabilities are what an agent can do.
 type Capabilities struct {
 	// Tools are the operations the agent offers.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
@@ -90,7 +91,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 	for _, a := range cfg.Agents {
-		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: a.Tools, Subscribe: a.Subscribe})
+		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: directory.ToolsFromNames(a.Tools), Subscribe: a.Subscribe})
 		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket {
 			b.Starting(a.ID) // Run starts or dials it
 		}

@@ -13,11 +13,15 @@ import (
 // from and encoding it as to, in this order: agent aliases, operation names,
 // the act policy, payload rewrites. It reports whether a policy drops the
 // message.
-func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, ctx *dialects.EncodeContext) (drop bool, err error) {
+func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, canonicalIDs bool, ctx *dialects.EncodeContext) (drop bool, err error) {
 	if m.HasAliases() {
-		env.Sender.ID = realias(m, from, to, env.Sender.ID)
+		idsFrom := from
+		if canonicalIDs {
+			idsFrom = ""
+		}
+		env.Sender.ID = realias(m, idsFrom, to, env.Sender.ID)
 		if env.Receiver.Kind == canonical.AddressAgent {
-			env.Receiver.ID = realias(m, from, to, env.Receiver.ID)
+			env.Receiver.ID = realias(m, idsFrom, to, env.Receiver.ID)
 		}
 	}
 	op := operationName(from, env.Operation)

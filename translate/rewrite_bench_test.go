@@ -37,7 +37,7 @@ func BenchmarkApplyMappings(b *testing.B) {
 	for b.Loop() {
 		env := canonical.Envelope{Act: canonical.ActRequest, Operation: canonical.Operation{Name: "build_report"}, Arguments: canonical.JSON(args)}
 		ctx.Losses = ctx.Losses[:0]
-		if _, err := applyMappings(m, &env, "swarm", "elizaacl", ctx); err != nil {
+		if _, err := applyMappings(m, &env, "swarm", "elizaacl", false, ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -32,6 +32,10 @@ type Options struct {
 	// Context supplies the clock and ids encoders use; nil means the real
 	// clock and random ids.
 	Context *dialects.EncodeContext
+	// CanonicalIDs says the envelope's agent ids are canonical already
+	// (the bridge resolves them where a message enters): only the target
+	// dialect's aliases apply, not the source's.
+	CanonicalIDs bool
 }
 
 // Result is a translated message.
@@ -120,7 +124,7 @@ func (t *Translator) encode(dst []byte, from string, dstCodec dialects.Codec, en
 	}
 	ctx.Losses = ctx.Losses[:0]
 	if t.Mappings != nil {
-		drop, err := applyMappings(t.Mappings, env, from, to, ctx)
+		drop, err := applyMappings(t.Mappings, env, from, to, opts.CanonicalIDs, ctx)
 		if err != nil {
 			return Result{}, err
 		}

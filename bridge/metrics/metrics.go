@@ -1,4 +1,7 @@
-package bridge
+// Package metrics holds the bridge's Prometheus metrics: those of
+// specs/collab.md section 7.2 (agent_messages_total, agent_request_duration,
+// agent_errors_total, agent_queue_size) and the bridge's own (bridge_*).
+package metrics
 
 import (
 	"errors"
@@ -8,9 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics are the bridge's Prometheus metrics: those of specs/collab.md
-// section 7.2, and the bridge's own.
-type metrics struct {
+// Metrics are the bridge's metrics. Their methods are safe for concurrent
+// use.
+type Metrics struct {
 	messages    *prometheus.CounterVec   // agent_messages_total{source,dest,type}
 	duration    *prometheus.HistogramVec // agent_request_duration{source,dest}
 	errors      *prometheus.CounterVec   // agent_errors_total{source,error_type}
@@ -19,6 +22,7 @@ type metrics struct {
 	duplicates  prometheus.Counter       // bridge_duplicates_total
 	retries     prometheus.Counter       // bridge_retries_total
 	boosts      prometheus.Counter       // bridge_priority_boosts_total
+	late        prometheus.Counter       // bridge_late_answers_total
 	circuit     *prometheus.GaugeVec     // bridge_circuit_state{agent_id}
 	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
 	handling    prometheus.Histogram     // bridge_message_handling_seconds
@@ -27,8 +31,10 @@ type metrics struct {
 	pending     prometheus.GaugeFunc     // bridge_pending_requests
 }
 
-func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, error) {
-	m := &metrics{
+// New returns the metrics, registered with r (nil registers none); pending
+// tells the number of open requests when scraped.
+func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
+	m := &Metrics{
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agent_messages_total", Help: "Messages delivered by the bridge, by sending agent, receiving agent and canonical act.",
 		}, []string{"source", "dest", "type"}),
@@ -47,6 +53,9 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 		}),
 		retries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_retries_total", Help: "Requests delivered again after a retryable failure.",
+		}),
+		late: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "bridge_late_answers_total", Help: "Answers that came after their request was closed (timed out, cancelled, answered) and were dropped.",
 		}),
 		circuit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "bridge_circuit_state", Help: "An agent's circuit breaker: 0 closed, 1 half-open, 2 open.",
@@ -77,7 +86,7 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.boosts, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.boosts, m.late, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}
@@ -85,56 +94,71 @@ func newMetrics(r prometheus.Registerer, pending func() float64) (*metrics, erro
 	return m, nil
 }
 
-func (m *metrics) handled(d time.Duration) { m.handling.Observe(d.Seconds()) }
+// Handled observes the time one received message took to handle.
+func (m *Metrics) Handled(d time.Duration) { m.handling.Observe(d.Seconds()) }
 
-func (m *metrics) errored(source string, code canonical.ErrorCode) {
+// Errored counts an error reply the bridge made for the agent source.
+func (m *Metrics) Errored(source string, code canonical.ErrorCode) {
 	m.errors.WithLabelValues(source, string(code)).Inc()
 }
 
-func (m *metrics) requestDone(p *pending, d time.Duration) {
-	m.duration.WithLabelValues(p.sender.ID, p.receiver.id).Observe(d.Seconds())
+// RequestDone observes a request's time from arrival to answer.
+func (m *Metrics) RequestDone(source, dest string, d time.Duration) {
+	m.duration.WithLabelValues(source, dest).Observe(d.Seconds())
 }
 
-// queued records the length of a session's outbound queue under its
-// agent's id.
-func (m *metrics) queued(s *Session, n int) {
-	if s.opts.Ephemeral {
-		return
-	}
-	if g := s.queueGauge(m); g != nil {
-		g.Set(float64(n))
-	}
+// Delivered counts a message delivered from source to dest.
+func (m *Metrics) Delivered(source, dest string, act canonical.Act) {
+	m.messages.WithLabelValues(source, dest, string(act)).Inc()
 }
 
-// queueGauge is a session's queue length gauge, looked up once for the
-// agent it speaks for.
-type queueGauge struct {
-	agent string
-	g     prometheus.Gauge
+// Received counts a message received and understood.
+func (m *Metrics) Received(dialect string, act canonical.Act) {
+	m.received.WithLabelValues(dialect, string(act)).Inc()
 }
 
-// queueGauge returns the gauge of s's queue, nil until s speaks for an
-// agent.
-func (s *Session) queueGauge(m *metrics) prometheus.Gauge {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.agent == nil {
-		return nil
-	}
-	if q := &s.queue; q.g == nil || q.agent != s.agent.id {
-		q.agent, q.g = s.agent.id, m.queue.WithLabelValues(s.agent.id)
-	}
-	return s.queue.g
-}
+// Queue returns the gauge of the agent id's queue length.
+func (m *Metrics) Queue(id string) prometheus.Gauge { return m.queue.WithLabelValues(id) }
 
-var statuses = []Status{StatusInitializing, StatusReady, StatusBusy, StatusUnavailable, StatusStopping, StatusStopped}
+// Expired counts a message dropped because it expired while queued.
+func (m *Metrics) Expired() { m.expired.Inc() }
 
-func (m *metrics) setStatus(id string, s Status) {
+// Duplicate counts a message received again within the dedupe window.
+func (m *Metrics) Duplicate() { m.duplicates.Inc() }
+
+// Retry counts a request delivered again.
+func (m *Metrics) Retry() { m.retries.Inc() }
+
+// Boost counts an answer raised to its request's priority.
+func (m *Metrics) Boost() { m.boosts.Inc() }
+
+// Late counts an answer that came after its request was closed.
+func (m *Metrics) Late() { m.late.Inc() }
+
+// Circuit sets the state of the agent id's circuit breaker (0 closed, 1
+// half-open, 2 open).
+func (m *Metrics) Circuit(id string, state int) { m.circuit.WithLabelValues(id).Set(float64(state)) }
+
+// Connections adds delta to the attached connections.
+func (m *Metrics) Connections(delta int) { m.connections.Add(float64(delta)) }
+
+// Status sets the agent id's lifecycle state: 1 for status, 0 for the
+// others of statuses.
+func (m *Metrics) Status(id, status string, statuses []string) {
 	for _, st := range statuses {
 		v := 0.0
-		if st == s {
+		if st == status {
 			v = 1
 		}
-		m.status.WithLabelValues(id, string(st)).Set(v)
+		m.status.WithLabelValues(id, st).Set(v)
+	}
+}
+
+// Forget removes the series of an agent the bridge no longer knows.
+func (m *Metrics) Forget(id string, statuses []string) {
+	m.queue.DeleteLabelValues(id)
+	m.circuit.DeleteLabelValues(id)
+	for _, st := range statuses {
+		m.status.DeleteLabelValues(id, st)
 	}
 }

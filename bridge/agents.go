@@ -1,0 +1,72 @@
+package bridge
+
+import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
+)
+
+// Status is an agent's lifecycle state (specs/collab.md section 3.1).
+type Status = directory.Status
+
+// The lifecycle states.
+const (
+	StatusInitializing = directory.StatusInitializing
+	StatusReady        = directory.StatusReady
+	StatusBusy         = directory.StatusBusy
+	StatusUnavailable  = directory.StatusUnavailable
+	StatusStopping     = directory.StatusStopping
+	StatusStopped      = directory.StatusStopped
+)
+
+// AgentInfo describes an agent for GET /v1/agents.
+type AgentInfo = directory.Info
+
+// AgentSpec declares an agent before it connects (from the config file).
+type AgentSpec = directory.Spec
+
+// RetryPolicy says when a request is delivered again (resilience).
+type RetryPolicy = resilience.RetryPolicy
+
+// BreakerPolicy is each agent's circuit breaker (resilience).
+type BreakerPolicy = resilience.BreakerPolicy
+
+// The default policies: collab's (specs/collab.md 5.2, 5.3).
+var (
+	DefaultRetryPolicy   = resilience.DefaultRetryPolicy
+	DefaultBreakerPolicy = resilience.DefaultBreakerPolicy
+)
+
+// agent is the directory's record of an agent.
+type agent = directory.Agent[endpoint]
+
+// target is a connected agent and the endpoint that delivers to it.
+type target = directory.Target[endpoint]
+
+// Agents lists the registered agents sorted by id; a non-empty capability
+// keeps those that serve it.
+func (b *Bridge) Agents(capability string) []AgentInfo { return b.dir.Agents(capability) }
+
+// Agent describes the agent id.
+func (b *Bridge) Agent(id string) (AgentInfo, bool) { return b.dir.Agent(id) }
+
+// Tool is one tool of one agent, with its schemas.
+type Tool = directory.Tool
+
+// Tools returns the tools of every agent that can be reached now, sorted by
+// agent and name.
+func (b *Bridge) Tools() []Tool { return b.dir.Tools() }
+
+// Change is one change to the register of agents.
+type Change = directory.Change
+
+// Watch calls fn with every change to the register of agents (an agent
+// came, went, declared its tools, changed status) until stop is called. fn
+// runs in the goroutine that made the change and must not block.
+func (b *Bridge) Watch(fn func(Change)) (stop func()) { return b.dir.Watch(fn) }
+
+// Declare registers an agent ahead of its connection.
+func (b *Bridge) Declare(s AgentSpec) { b.dir.Declare(s) }
+
+// Starting marks the declared agent id INITIALIZING: the bridge is
+// starting it (a stdio child) or dialling it, and it is not connected yet.
+func (b *Bridge) Starting(id string) { b.dir.Starting(id) }

@@ -1,0 +1,320 @@
+// Package correlation keeps the requests the bridge delivered and that
+// wait for their answer. A request goes out under a token, a fresh id, in
+// every correlation field it had; the receiver's reply carries the token
+// back, the table finds the request by it, and the requester's own values
+// are restored on the way back. Each request has a timer; what it times out
+// or what is given up is remembered for a while, so that a late answer can
+// be told from a stray one.
+package correlation
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Receiver is the agent a request was delivered to.
+type Receiver interface {
+	comparable
+	// ID returns its canonical id.
+	ID() string
+	// Inflight adds delta to its count of requests in flight.
+	Inflight(delta int32)
+}
+
+// Request is one request delivered and not yet answered. R is the bridge's
+// type of requester, V its type of receiver.
+type Request[R, V comparable] struct {
+	// Token is the id the request went out under.
+	Token string
+	// Requester is where its answers go; Dialect is the requester's.
+	Requester R
+	Dialect   string
+	// The requester's correlation values and its party, as it wrote them
+	// (with the party's id canonical).
+	ID, ReplyWith, CorrelationID, TaskID string
+	Sender                               canonical.Party
+	// Trace is the request's trace context, given back to an answer from
+	// a dialect that could not carry it.
+	Trace canonical.Trace
+	// Receiver is the agent it was delivered to.
+	Receiver V
+	// Start is when it arrived.
+	Start time.Time
+	// Level is the request's queue level: its answers go no lower.
+	Level int
+	// DedupeKey is the request's entry in the dedupe table, if it has one.
+	DedupeKey string
+	// Out is the request as delivered, for retries; Attempts counts them.
+	Out      atomic.Pointer[canonical.Envelope]
+	Attempts atomic.Int32
+
+	timer *time.Timer
+	// waiters are the requesters that sent it again while it was open,
+	// each owed its answer (guarded by the table's lock).
+	waiters []R
+}
+
+// Restore writes the requester's correlation values into a message bound
+// for it: the reply names what the requester expects to see.
+func (p *Request[R, V]) Restore(env *canonical.Envelope) {
+	env.InReplyTo = FirstOf(p.ReplyWith, p.ID, p.TaskID, p.CorrelationID)
+	env.CorrelationID = p.CorrelationID
+	env.TaskID = p.TaskID
+	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: p.Sender.ID, Name: p.Sender.Name}
+	if env.Trace.TraceID == "" {
+		env.Trace = p.Trace
+	}
+}
+
+// requesterKey finds the open request a requester's follow-up belongs to:
+// a second message with the same task id (bluelabel answers needs_input
+// that way) reuses the token, so the receiver sees one task.
+type requesterKey[R comparable] struct {
+	r    R
+	task string
+}
+
+// lateMemory is how many closed tokens the table remembers.
+const lateMemory = 4096
+
+// Table holds the open requests. R is the bridge's type of requester, V
+// its type of receiver.
+type Table[R comparable, V Receiver] struct {
+	mu      sync.Mutex
+	byToken map[string]*Request[R, V]
+	byTask  map[requesterKey[R]]*Request[R, V]
+	// closed remembers the tokens of the last lateMemory requests closed,
+	// oldest first in ring.
+	closed map[string]struct{}
+	ring   []string
+	next   int
+}
+
+// NewTable returns an empty table.
+func NewTable[R comparable, V Receiver]() *Table[R, V] {
+	return &Table[R, V]{byToken: map[string]*Request[R, V]{}, byTask: map[requesterKey[R]]*Request[R, V]{},
+		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory)}
+}
+
+// NewToken returns a correlation token every dialect can carry as an id
+// (bluelabel's ids are upper case).
+func NewToken() string { return strings.ToUpper(uuid.NewString()) }
+
+// Open records p under a new token, or under the token of the requester's
+// open request with the same task id, which p replaces, and arms its timer:
+// after d, p is closed and expired runs. It returns the token and the
+// request p replaced, if any.
+func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced *Request[R, V]) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p.TaskID != "" {
+		k := requesterKey[R]{p.Requester, p.TaskID}
+		if old := t.byTask[k]; old != nil {
+			p.Token = old.Token
+			t.removeLocked(old, false)
+			replaced = old
+		}
+		t.byTask[k] = p
+	}
+	if p.Token == "" {
+		p.Token = NewToken()
+	}
+	t.byToken[p.Token] = p
+	p.Receiver.Inflight(1)
+	p.timer = time.AfterFunc(d, func() {
+		if t.Take(p) {
+			expired()
+		}
+	})
+	return p.Token, replaced
+}
+
+// Match returns the open request a message from the agent v answers: one
+// of its correlation values is a token of a request sent to v. final
+// closes it.
+func (t *Table[R, V]) Match(v V, env *canonical.Envelope, final bool) *Request[R, V] {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range [...]string{env.InReplyTo, env.CorrelationID, env.TaskID} {
+		if id == "" {
+			continue
+		}
+		p := t.byToken[id]
+		if p == nil || p.Receiver != v {
+			continue
+		}
+		if final {
+			t.removeLocked(p, true)
+		}
+		return p
+	}
+	return nil
+}
+
+// Late reports whether env answers a request that is closed now (answered,
+// timed out, given up) but was open not long ago: one of its correlation
+// values is such a request's token.
+func (t *Table[R, V]) Late(env *canonical.Envelope) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range [...]string{env.InReplyTo, env.CorrelationID, env.TaskID} {
+		if _, ok := t.closed[id]; ok && id != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Take closes p; false when it was closed already (answered, timed out).
+func (t *Table[R, V]) Take(p *Request[R, V]) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byToken[p.Token] != p {
+		return false
+	}
+	t.removeLocked(p, true)
+	return true
+}
+
+// removeLocked forgets p; remember keeps its token among the closed ones
+// (not when p is replaced by a follow-up under the same token).
+func (t *Table[R, V]) removeLocked(p *Request[R, V], remember bool) {
+	delete(t.byToken, p.Token)
+	p.Receiver.Inflight(-1)
+	if p.TaskID != "" {
+		k := requesterKey[R]{p.Requester, p.TaskID}
+		if t.byTask[k] == p {
+			delete(t.byTask, k)
+		}
+	}
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	if remember {
+		t.rememberLocked(p.Token)
+	}
+}
+
+func (t *Table[R, V]) rememberLocked(token string) {
+	if len(t.ring) < lateMemory {
+		t.ring = append(t.ring, token)
+	} else {
+		delete(t.closed, t.ring[t.next])
+		t.ring[t.next] = token
+		t.next = (t.next + 1) % lateMemory
+	}
+	t.closed[token] = struct{}{}
+}
+
+// TakeReceiver closes and returns every open request sent to v.
+func (t *Table[R, V]) TakeReceiver(v V) []*Request[R, V] {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*Request[R, V]
+	for _, p := range t.byToken {
+		if p.Receiver == v {
+			t.removeLocked(p, true)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Lookup returns the open request of token.
+func (t *Table[R, V]) Lookup(token string) *Request[R, V] {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byToken[token]
+}
+
+// Wait adds r to those owed p's answer; false when p is closed.
+func (t *Table[R, V]) Wait(p *Request[R, V], r R) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byToken[p.Token] != p {
+		return false
+	}
+	p.waiters = append(p.waiters, r)
+	return true
+}
+
+// Waiters returns the requesters owed p's answer besides its own; final
+// hands them over (p is closed, no more will come).
+func (t *Table[R, V]) Waiters(p *Request[R, V], final bool) []R {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := p.waiters
+	if final {
+		p.waiters = nil
+	} else {
+		w = append([]R(nil), w...)
+	}
+	return w
+}
+
+// IsOpen reports whether p is still waiting for its answer.
+func (t *Table[R, V]) IsOpen(p *Request[R, V]) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byToken[p.Token] == p
+}
+
+// TakeAll closes and returns every open request.
+func (t *Table[R, V]) TakeAll() []*Request[R, V] {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*Request[R, V], 0, len(t.byToken))
+	for _, p := range t.byToken {
+		t.removeLocked(p, true)
+		out = append(out, p)
+	}
+	return out
+}
+
+// ForgetRequester drops the open requests of a requester that went away.
+func (t *Table[R, V]) ForgetRequester(r R) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.byToken {
+		if p.Requester == r {
+			t.removeLocked(p, true)
+		}
+	}
+}
+
+// Count returns the number of open requests.
+func (t *Table[R, V]) Count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byToken)
+}
+
+// TimeoutFor returns how long env may wait for its reply: its ttl, else
+// its deadline, else def.
+func TimeoutFor(env *canonical.Envelope, def time.Duration, now time.Time) time.Duration {
+	if env.TTL.Set && env.TTL.D > 0 {
+		return env.TTL.D
+	}
+	if t, ok := env.Deadline.Parse(); ok {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+		return time.Millisecond
+	}
+	return def
+}
+
+// FirstOf returns the first of vs that is not empty.
+func FirstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,171 @@
+package correlation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+func TestTimeoutFor(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		env  canonical.Envelope
+		want time.Duration
+	}{
+		{"default", canonical.Envelope{}, 30 * time.Second},
+		{"ttl", canonical.Envelope{TTL: canonical.Dur(1500 * time.Millisecond)}, 1500 * time.Millisecond},
+		{"zero ttl is unset", canonical.Envelope{TTL: canonical.Dur(0)}, 30 * time.Second},
+		{"deadline", canonical.Envelope{Deadline: "2026-11-21T10:00:05Z"}, 5 * time.Second},
+		{"passed deadline", canonical.Envelope{Deadline: "2026-11-21T09:00:00Z"}, time.Millisecond},
+		{"ttl beats deadline", canonical.Envelope{TTL: canonical.Dur(time.Second), Deadline: "2026-11-21T10:00:05Z"}, time.Second},
+		{"unparsable deadline", canonical.Envelope{Deadline: "YYYY-MM-DDTHH:MM:SSZ"}, 30 * time.Second},
+	} {
+		if got := TimeoutFor(&tc.env, 30*time.Second, now); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// agent is a receiver that counts its requests in flight.
+type agent struct {
+	id       string
+	inflight int32
+}
+
+func (a *agent) ID() string           { return a.id }
+func (a *agent) Inflight(delta int32) { a.inflight += delta }
+
+// requester stands for the bridge's requesters.
+type requester struct{ name string }
+
+type req = Request[*requester, *agent]
+
+func TestTable(t *testing.T) {
+	tb := NewTable[*requester, *agent]()
+	a, b := &agent{id: "a"}, &agent{id: "b"}
+	s := &requester{"s"}
+	never := func() { t.Error("a timer fired") }
+	p1 := &req{Requester: s, TaskID: "T-1", ID: "m-1", Receiver: a}
+	tok, replaced := tb.Open(p1, time.Hour, never)
+	if replaced != nil || tok == "" {
+		t.Fatalf("open: %q %v", tok, replaced)
+	}
+	// A second request of the same requester with the same task id takes
+	// over the token.
+	p2 := &req{Requester: s, TaskID: "T-1", ID: "m-2", Receiver: a}
+	if tok2, replaced := tb.Open(p2, time.Hour, never); tok2 != tok || replaced != p1 {
+		t.Errorf("same task: token %q (want %q), replaced %v", tok2, tok, replaced)
+	}
+	if tb.Count() != 1 || a.inflight != 1 {
+		t.Errorf("%d open, %d in flight to a; want 1 and 1", tb.Count(), a.inflight)
+	}
+	if tb.Late(&canonical.Envelope{InReplyTo: tok}) {
+		t.Error("a token taken over counts as closed")
+	}
+	// Only the receiver's message with the token matches; an interim one
+	// keeps the request open, a final one closes it.
+	if tb.Match(b, &canonical.Envelope{InReplyTo: tok}, true) != nil {
+		t.Error("another agent's message matched")
+	}
+	if tb.Match(a, &canonical.Envelope{TaskID: tok}, false) != p2 || tb.Count() != 1 {
+		t.Error("interim message did not match, or closed the request")
+	}
+	if tb.Match(a, &canonical.Envelope{CorrelationID: tok}, true) != p2 || tb.Count() != 0 || a.inflight != 0 {
+		t.Error("final message did not match and close")
+	}
+	if tb.Take(p2) {
+		t.Error("a closed request was taken again")
+	}
+	// A closed request's token is remembered: a second answer is late.
+	if !tb.Late(&canonical.Envelope{CorrelationID: tok}) {
+		t.Error("an answer to a closed request is not late")
+	}
+	if tb.Late(&canonical.Envelope{InReplyTo: "never-issued"}) || tb.Late(&canonical.Envelope{}) {
+		t.Error("a stray message counts as late")
+	}
+	// A timer closes its request and runs the expiry once.
+	fired := make(chan struct{})
+	p3 := &req{Requester: s, Receiver: b}
+	tok3, _ := tb.Open(p3, time.Millisecond, func() { close(fired) })
+	select {
+	case <-fired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the timer never fired")
+	}
+	if tb.Count() != 0 || tb.Take(p3) {
+		t.Error("an expired request is still open")
+	}
+	if !tb.Late(&canonical.Envelope{InReplyTo: tok3}) {
+		t.Error("an answer after the timeout is not late")
+	}
+}
+
+func TestTableRequesters(t *testing.T) {
+	tb := NewTable[*requester, *agent]()
+	a := &agent{id: "a"}
+	s1, s2, w := &requester{"s1"}, &requester{"s2"}, &requester{"w"}
+	p1 := &req{Requester: s1, Receiver: a}
+	p2 := &req{Requester: s2, Receiver: a}
+	tb.Open(p1, time.Hour, func() {})
+	tb.Open(p2, time.Hour, func() {})
+	if !tb.Wait(p1, w) {
+		t.Fatal("could not wait on an open request")
+	}
+	if got := tb.Waiters(p1, false); len(got) != 1 || got[0] != w {
+		t.Errorf("waiters %v, want w", got)
+	}
+	tb.ForgetRequester(s1)
+	if tb.IsOpen(p1) || !tb.IsOpen(p2) {
+		t.Error("forgetting s1 should close its request only")
+	}
+	if tb.Wait(p1, w) {
+		t.Error("waited on a closed request")
+	}
+	if got := tb.TakeReceiver(a); len(got) != 1 || got[0] != p2 || a.inflight != 0 {
+		t.Errorf("taken %v, in flight %d", got, a.inflight)
+	}
+}
+
+// TestLateMemory: the table remembers a bounded number of closed tokens,
+// forgetting the oldest.
+func TestLateMemory(t *testing.T) {
+	tb := NewTable[*requester, *agent]()
+	a := &agent{id: "a"}
+	var first string
+	for i := range lateMemory + 10 {
+		p := &req{Requester: &requester{}, Receiver: a}
+		tok, _ := tb.Open(p, time.Hour, func() {})
+		tb.Take(p)
+		if i == 0 {
+			first = tok
+		}
+	}
+	if tb.Late(&canonical.Envelope{InReplyTo: first}) {
+		t.Error("the oldest token is still remembered")
+	}
+	if len(tb.closed) != lateMemory || len(tb.ring) != lateMemory {
+		t.Errorf("remembers %d tokens (%d in the ring), want %d", len(tb.closed), len(tb.ring), lateMemory)
+	}
+}
+
+func TestRestore(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    *req
+		want string
+	}{
+		{"reply_with first", &req{ReplyWith: "rw", ID: "id", TaskID: "t"}, "rw"},
+		{"then the id", &req{ID: "id", TaskID: "t"}, "id"},
+		{"bluelabel: the task", &req{TaskID: "T"}, "T"},
+	} {
+		env := canonical.Envelope{InReplyTo: "TOKEN", TaskID: "TOKEN", Trace: canonical.Trace{}}
+		tc.p.Sender = canonical.Party{ID: "req"}
+		tc.p.Trace = canonical.Trace{TraceID: "tr"}
+		tc.p.Restore(&env)
+		if env.InReplyTo != tc.want || env.TaskID != tc.p.TaskID || env.Receiver.ID != "req" || env.Trace.TraceID != "tr" {
+			t.Errorf("%s: %+v", tc.name, env)
+		}
+	}
+}

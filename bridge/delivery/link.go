@@ -1,0 +1,49 @@
+// Package delivery moves the bridge's messages to a connected party: a
+// per-connection queue ordered by priority, bounded per connection and in
+// total, that drops what expires while it waits and hands the rest, one at a
+// time, to the connection's Link; and a watchdog that stops a send which
+// blocks past the write timeout.
+//
+// It knows frames, priorities and deadlines; nothing of dialects, agents or
+// routing.
+package delivery
+
+import (
+	"context"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Link carries messages to one connected party. Transports implement it.
+type Link interface {
+	// Send delivers one message. It may be called from several goroutines
+	// at once, and must give up when ctx ends.
+	Send(ctx context.Context, out Outbound) error
+	// Transport names the transport: "websocket", "http", "stdio".
+	Transport() string
+}
+
+// Aborter is implemented by links whose send in progress can be ended from
+// outside (a WebSocket link closes its connection). A queue sends on such a
+// link under a context that never ends, which spares each send the
+// registration of a cancellation, and the watchdog aborts a send past the
+// write timeout instead of cancelling its context.
+type Aborter interface {
+	Abort()
+}
+
+// Outbound is one message on its way to a party.
+type Outbound struct {
+	// Frame is the message in the receiver's dialect. The link may keep it.
+	Frame []byte
+	// Act is the message's canonical act.
+	Act canonical.Act
+	// Code is the error code of an error reply, empty otherwise.
+	Code canonical.ErrorCode
+	// Final marks the answer that ends a request of the receiving session:
+	// a reply, or the error the bridge sent instead.
+	Final bool
+	// Trace is the message's trace context, for transports that carry it
+	// out of band (W3C traceparent on HTTP).
+	Trace canonical.Trace
+}

@@ -1,0 +1,249 @@
+package delivery
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Item is one message waiting in a queue.
+type Item struct {
+	Out   Outbound
+	Level int
+	// Expires is when the message stops being worth delivering (its ttl or
+	// deadline, or its request's timeout); zero is never. An expired
+	// message is dropped, never delivered.
+	Expires time.Time
+	// Failed is told when the link refuses the message, or it expires or
+	// is dropped; nil ignores it.
+	Failed func(reason error)
+	// Sent is told when the link took the message; nil ignores it.
+	Sent func()
+	// Force queues it past the queue's own bound (the bridge's own
+	// answers, answers to the party's requests).
+	Force bool
+}
+
+// Fail tells the item's Failed handler, if any, why it was not delivered.
+func (it *Item) Fail(reason error) {
+	if it.Failed != nil {
+		it.Failed(reason)
+	}
+}
+
+// Reasons a queued message was not delivered.
+var (
+	ErrExpired    = errors.New("expired while queued")
+	ErrQueueFull  = errors.New("queue full")
+	ErrDisconnect = errors.New("the agent disconnected")
+)
+
+// Budget bounds the messages all queues hold together. The zero value
+// holds nothing; NewBudget gives one a bound.
+type Budget struct {
+	limit  int64
+	queued atomic.Int64
+}
+
+// NewBudget returns a budget of limit messages.
+func NewBudget(limit int) *Budget { return &Budget{limit: int64(limit)} }
+
+// reserve counts one more message, or reports that the bound is reached.
+func (b *Budget) reserve() bool {
+	if b.queued.Add(1) > b.limit {
+		b.queued.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (b *Budget) release(n int) { b.queued.Add(-int64(n)) }
+
+// Len returns how many messages the budget's queues hold.
+func (b *Budget) Len() int { return int(b.queued.Load()) }
+
+// QueueOptions configure a Queue.
+type QueueOptions struct {
+	// Limit bounds the messages waiting in this queue (CRITICAL and forced
+	// ones excepted); Budget bounds them across queues. Both are required.
+	Limit  int
+	Budget *Budget
+	// Watchdog stops sends that block past its timeout; required.
+	Watchdog *Watchdog
+	// Length is told the queue's length whenever it changes; nil ignores it.
+	Length func(n int)
+	// Expired is told of each message dropped because it expired; nil
+	// ignores it.
+	Expired func()
+}
+
+// Queue is one connection's outbound queue: the highest priority level
+// first, first in first out within a level (so per sender too). One writer
+// goroutine hands the messages to the link, so a slow receiver holds up only
+// its own queue.
+type Queue struct {
+	link Link
+	opt  QueueOptions
+	mu   sync.Mutex
+	q    [Levels][]*Item
+	n    int // queued, all levels
+	wake chan struct{}
+	done chan struct{}
+	// closed is set once the writer is told to stop; what is queued then
+	// fails with ErrDisconnect.
+	closed bool
+	// sending is when the send in progress began (unix nanoseconds), 0
+	// when none is, stuckSend once the watchdog stopped it; stopSend
+	// stops it (watchdog.go).
+	sending  atomic.Int64
+	stopSend func()
+}
+
+// NewQueue returns the queue of link and starts its writer.
+func NewQueue(link Link, opt QueueOptions) *Queue {
+	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	opt.Watchdog.add(q)
+	go q.write()
+	return q
+}
+
+// Put queues it. A full queue (its own bound, or the budget) refuses it
+// with ErrQueueFull: the caller answers the sender with a retryable error
+// rather than the bridge growing without bound. A closed queue refuses it
+// with ErrDisconnect.
+func (q *Queue) Put(it *Item) error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return ErrDisconnect
+	}
+	if it.Level != CriticalLevel && !it.Force && q.n >= q.opt.Limit {
+		q.mu.Unlock()
+		return ErrQueueFull
+	}
+	if !q.opt.Budget.reserve() {
+		q.mu.Unlock()
+		return ErrQueueFull
+	}
+	q.q[it.Level] = append(q.q[it.Level], it)
+	q.n++
+	n := q.n
+	q.mu.Unlock()
+	q.length(n)
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Limit returns the queue's own bound.
+func (q *Queue) Limit() int { return q.opt.Limit }
+
+// Len returns how many messages wait.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
+
+func (q *Queue) length(n int) {
+	if q.opt.Length != nil {
+		q.opt.Length(n)
+	}
+}
+
+// take removes the next item: the oldest of the highest level.
+func (q *Queue) take() (*Item, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for l := Levels - 1; l >= 0; l-- {
+		if len(q.q[l]) == 0 {
+			continue
+		}
+		it := q.q[l][0]
+		q.q[l][0] = nil
+		q.q[l] = q.q[l][1:]
+		if len(q.q[l]) == 0 {
+			q.q[l] = nil // let the backing array go
+		}
+		q.n--
+		q.opt.Budget.release(1)
+		q.length(q.n)
+		return it, true
+	}
+	return nil, false
+}
+
+// write delivers until the queue is closed.
+func (q *Queue) write() {
+	defer close(q.done)
+	defer q.opt.Watchdog.remove(q)
+	ctx, release := q.sendContext()
+	defer func() { release() }()
+	for {
+		it, ok := q.take()
+		if !ok {
+			q.mu.Lock()
+			closed := q.closed
+			q.mu.Unlock()
+			if closed {
+				return
+			}
+			<-q.wake
+			continue
+		}
+		if !it.Expires.IsZero() && time.Now().After(it.Expires) {
+			if q.opt.Expired != nil {
+				q.opt.Expired()
+			}
+			it.Fail(ErrExpired)
+			continue
+		}
+		start := time.Now().UnixNano()
+		q.sending.Store(start)
+		err := q.link.Send(ctx, it.Out)
+		if q.sendDone(start) {
+			release()
+			ctx, release = q.sendContext()
+			err = fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
+		}
+		switch {
+		case err != nil:
+			it.Fail(err)
+		case it.Sent != nil:
+			it.Sent()
+		}
+	}
+}
+
+// Close stops the writer after what it is writing; every message still
+// queued fails with ErrDisconnect. It waits for the writer to finish.
+func (q *Queue) Close() {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		<-q.done
+		return
+	}
+	q.closed = true
+	var left []*Item
+	for l := range q.q {
+		left = append(left, q.q[l]...)
+		q.q[l] = nil
+	}
+	q.opt.Budget.release(len(left))
+	q.n = 0
+	q.mu.Unlock()
+	q.length(0)
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	<-q.done
+	for _, it := range left {
+		it.Fail(ErrDisconnect)
+	}
+}

@@ -1,0 +1,166 @@
+package directory
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+)
+
+// Info describes an agent, as GET /v1/agents lists it.
+type Info struct {
+	ID        string `json:"id"`
+	Dialect   string `json:"dialect"`
+	Transport string `json:"transport"`
+	Status    Status `json:"status"`
+	// Capabilities are its tools' operation names, as mapping files spell
+	// them (fuse's as capability/action).
+	Capabilities []string `json:"capabilities"`
+	// Tools describe them.
+	Tools  []Tool   `json:"tools"`
+	Topics []string `json:"topics"`
+	// HTTPOnly marks an agent known only from the HTTP requests it sent;
+	// it is forgotten after a while without one.
+	HTTPOnly bool `json:"http_only,omitempty"`
+	// LastSeen is when an HTTP-only agent last sent a request.
+	LastSeen *time.Time `json:"last_seen,omitempty"`
+	// Connected is set while an endpoint delivers to it.
+	Connected bool `json:"connected"`
+}
+
+// Tool is one tool of one agent.
+type Tool struct {
+	// Agent is the canonical id of the agent that serves it, Dialect the
+	// agent's dialect, Status the agent's status.
+	Agent   string `json:"agent"`
+	Dialect string `json:"dialect"`
+	Status  Status `json:"status"`
+	// Name is the operation's name as mapping files spell it (fuse's
+	// capability/action).
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema and OutputSchema are JSON Schemas, when declared.
+	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Operation is how a request to the agent names the tool.
+	Operation canonical.Operation `json:"-"`
+}
+
+// OperationName spells a tool as operation names are written in mapping
+// files: two levels as capability/action.
+func OperationName(t canonical.Tool) string {
+	if t.Capability != "" && t.Name != "" {
+		return t.Capability + "/" + t.Name
+	}
+	if t.Name == "" {
+		return t.Capability
+	}
+	return t.Name
+}
+
+// ToolsFromNames turns operation names, as mapping files and the config
+// spell them, into tools.
+func ToolsFromNames(names []string) []canonical.Tool {
+	out := make([]canonical.Tool, 0, len(names))
+	for _, n := range names {
+		if c, a, ok := strings.Cut(n, "/"); ok {
+			out = append(out, canonical.Tool{Capability: c, Name: a})
+		} else {
+			out = append(out, canonical.Tool{Name: n})
+		}
+	}
+	return out
+}
+
+// infoLocked describes a; the directory's lock is held.
+func (a *Agent[E]) infoLocked() Info {
+	var none E
+	in := Info{ID: a.id, Dialect: a.dialect, Transport: a.transport, Status: a.status,
+		Capabilities: []string{}, Tools: []Tool{}, Topics: []string{}, HTTPOnly: a.httpOnly, Connected: a.endpoint != none}
+	if in.Status == StatusReady && a.inflight.Load() > 0 {
+		in.Status = StatusBusy
+	}
+	if a.httpOnly {
+		seen := a.lastSeen
+		in.LastSeen = &seen
+	}
+	for _, t := range a.tools {
+		in.Capabilities = append(in.Capabilities, OperationName(t))
+		in.Tools = append(in.Tools, Tool{
+			Agent: a.id, Dialect: a.dialect, Status: in.Status, Name: OperationName(t),
+			Title: t.Title, Description: t.Description,
+			InputSchema: raw(t.InputSchema), OutputSchema: raw(t.OutputSchema),
+			Operation: canonical.Operation{Capability: t.Capability, Name: t.Name},
+		})
+	}
+	for t := range a.topics {
+		in.Topics = append(in.Topics, t)
+	}
+	sort.Strings(in.Topics)
+	return in
+}
+
+func raw(j canonical.JSON) json.RawMessage {
+	if j == "" {
+		return nil
+	}
+	return json.RawMessage(j)
+}
+
+// Agents describes the registered agents sorted by id; a non-empty
+// capability keeps those that serve it.
+func (d *Directory[E]) Agents(capability string) []Info {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]Info, 0, len(d.agents))
+	for _, a := range d.agents {
+		if capability != "" && !a.Serves(capability) {
+			continue
+		}
+		out = append(out, a.infoLocked())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Agent describes the agent id.
+func (d *Directory[E]) Agent(id string) (Info, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	a := d.agents[id]
+	if a == nil {
+		return Info{}, false
+	}
+	return a.infoLocked(), true
+}
+
+// Tools returns the tools of every agent that can be reached now (it is
+// connected and not UNAVAILABLE, STOPPING or STOPPED), sorted by agent and
+// then by name.
+func (d *Directory[E]) Tools() []Tool {
+	var none E
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var out []Tool
+	for _, a := range d.agents {
+		if a.endpoint == none || !reachable(a.status) {
+			continue
+		}
+		out = append(out, a.infoLocked().Tools...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// reachable reports whether an agent of status takes requests.
+func reachable(s Status) bool {
+	return s == StatusReady || s == StatusBusy || s == StatusInitializing
+}
