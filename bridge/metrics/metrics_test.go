@@ -1,0 +1,84 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg, func() float64 { return 7 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Delivered("a", "b", canonical.ActRequest)
+	m.Delivered("a", "b", canonical.ActRequest)
+	m.Errored("a", canonical.ErrTimeout)
+	m.Received("swarm", canonical.ActEvent)
+	m.RequestDone("a", "b", 3*time.Millisecond)
+	m.Handled(10 * time.Microsecond)
+	m.Queue("b").Set(4)
+	m.Expired()
+	m.Duplicate()
+	m.Retry()
+	m.Boost()
+	m.Late()
+	m.Late()
+	m.Circuit("b", 2)
+	m.Connections(1)
+	statuses := []string{"READY", "STOPPED"}
+	m.Status("b", "READY", statuses)
+	want := `
+# HELP agent_messages_total Messages delivered by the bridge, by sending agent, receiving agent and canonical act.
+# TYPE agent_messages_total counter
+agent_messages_total{dest="b",source="a",type="request"} 2
+# HELP agent_errors_total Error replies made by the bridge, by the agent answered and canonical error code.
+# TYPE agent_errors_total counter
+agent_errors_total{error_type="timeout",source="a"} 1
+# HELP agent_queue_size Messages waiting in an agent's outbound queue.
+# TYPE agent_queue_size gauge
+agent_queue_size{agent_id="b"} 4
+# HELP bridge_late_answers_total Answers that came after their request was closed (timed out, cancelled, answered) and were dropped.
+# TYPE bridge_late_answers_total counter
+bridge_late_answers_total 2
+# HELP bridge_circuit_state An agent's circuit breaker: 0 closed, 1 half-open, 2 open.
+# TYPE bridge_circuit_state gauge
+bridge_circuit_state{agent_id="b"} 2
+# HELP bridge_agent_status 1 for an agent's current lifecycle state, 0 for the others.
+# TYPE bridge_agent_status gauge
+bridge_agent_status{agent_id="b",status="READY"} 1
+bridge_agent_status{agent_id="b",status="STOPPED"} 0
+# HELP bridge_pending_requests Requests awaiting their answer.
+# TYPE bridge_pending_requests gauge
+bridge_pending_requests 7
+# HELP bridge_connections Attached connections.
+# TYPE bridge_connections gauge
+bridge_connections 1
+`
+	names := []string{"agent_messages_total", "agent_errors_total", "agent_queue_size", "bridge_late_answers_total",
+		"bridge_circuit_state", "bridge_agent_status", "bridge_pending_requests", "bridge_connections"}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+		t.Error(err)
+	}
+	for name, n := range map[string]int{"agent_request_duration": 1, "bridge_message_handling_seconds": 1,
+		"bridge_messages_expired_total": 1, "bridge_duplicates_total": 1, "bridge_retries_total": 1,
+		"bridge_priority_boosts_total": 1, "bridge_messages_received_total": 1} {
+		if got, err := testutil.GatherAndCount(reg, name); err != nil || got != n {
+			t.Errorf("%s: %d series (%v), want %d", name, got, err, n)
+		}
+	}
+	// A forgotten agent's series go.
+	m.Forget("b", statuses)
+	if got, _ := testutil.GatherAndCount(reg, "bridge_agent_status", "agent_queue_size", "bridge_circuit_state"); got != 0 {
+		t.Errorf("%d series of a forgotten agent remain", got)
+	}
+	// A second registration of the same metrics fails, with a clear error.
+	if _, err := New(reg, func() float64 { return 0 }); err == nil || !strings.Contains(err.Error(), "register metrics") {
+		t.Errorf("registering twice: %v", err)
+	}
+}
