@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"time"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
 )
@@ -52,9 +54,17 @@ func (b *Bridge) Agent(id string) (AgentInfo, bool) { return b.dir.Agent(id) }
 // Tool is one tool of one agent, with its schemas.
 type Tool = directory.Tool
 
-// Tools returns the tools of every agent that can be reached now, sorted by
-// agent and name.
-func (b *Bridge) Tools() []Tool { return b.dir.Tools() }
+// Tools returns the tools of every agent that can be reached now (connected,
+// and READY, BUSY or INITIALIZING), sorted by agent and name.
+func (b *Bridge) Tools() []Tool { return b.dir.Tools(false) }
+
+// AllTools returns the tools of every agent the bridge knows, reachable or
+// not, sorted by agent and name; each says its agent's status.
+func (b *Bridge) AllTools() []Tool { return b.dir.Tools(true) }
+
+// RequestTimeout returns how long a request waits for its answer when it
+// says nothing of its own.
+func (b *Bridge) RequestTimeout() time.Duration { return b.timeout }
 
 // Change is one change to the register of agents.
 type Change = directory.Change
@@ -70,3 +80,6 @@ func (b *Bridge) Declare(s AgentSpec) { b.dir.Declare(s) }
 // Starting marks the declared agent id INITIALIZING: the bridge is
 // starting it (a stdio child) or dialling it, and it is not connected yet.
 func (b *Bridge) Starting(id string) { b.dir.Starting(id) }
+
+// Pending returns how many requests wait for their answer.
+func (b *Bridge) Pending() int { return b.pending.Count() }

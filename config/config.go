@@ -49,6 +49,7 @@ type Config struct {
 	QueueTotal      int      // bound of all outbound queues together
 	Mappings        []string // mapping files, joined to the config file's directory
 	LogLevel        slog.Level
+	MCP             MCP
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
 }

@@ -56,6 +56,7 @@ func (d *decoder) decode(data []byte) *Config {
 		QueuePerAgent:   DefaultQueuePerAgent,
 		QueueTotal:      DefaultQueueTotal,
 		LogLevel:        slog.LevelInfo,
+		MCP:             MCP{Enabled: true},
 		File:            d.file,
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/ws"
@@ -41,6 +42,7 @@ const ServePolicyFile = "server/serve.yaml"
 type Server struct {
 	cfg    *config.Config
 	bridge *bridge.Bridge
+	face   *mcpface.Face
 	log    *slog.Logger
 	mux    *http.ServeMux
 	ready  atomic.Bool
@@ -97,6 +99,12 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		}
 	}
 	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
+	if cfg.MCP.Enabled {
+		if s.face, err = mcpface.New(b, faceOptions(cfg.MCP, log, metrics)); err != nil {
+			return nil, err
+		}
+		s.mux.Handle(mcpface.Path, s.face.Handler())
+	}
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
@@ -113,6 +121,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 
 // Bridge returns the server's bridge core.
 func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
+
+// Face returns the server's MCP face, nil when mcp.enabled is off.
+func (s *Server) Face() *mcpface.Face { return s.face }
 
 // Handler returns the server's HTTP routes.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -154,6 +165,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	httpDone := make(chan struct{})
 	go func() { _ = hs.Shutdown(shutdownCtx); close(httpDone) }()
 	_ = s.bridge.Shutdown(shutdownCtx)
+	if s.face != nil {
+		s.face.Close()
+	}
 	<-httpDone
 	stopAgents()
 	wg.Wait()
@@ -209,4 +223,14 @@ func retryPolicy(r config.Retry) *bridge.RetryPolicy {
 		p.RetryableErrors = append(p.RetryableErrors, canonical.ErrorCode(c))
 	}
 	return p
+}
+
+// faceOptions is the MCP face's form of the config's mcp section.
+func faceOptions(c config.MCP, log *slog.Logger, metrics prometheus.Registerer) mcpface.Options {
+	o := mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
+		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: log, Metrics: metrics}
+	for _, t := range c.Tokens {
+		o.Tokens = append(o.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
+	}
+	return o
 }

@@ -75,14 +75,14 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// Tools: listed while the agent can be reached, with their schemas.
-	tools := d.Tools()
+	tools := d.Tools(false)
 	if len(tools) != 1 || tools[0].Agent != "jules" || tools[0].Dialect != "swarm" || tools[0].Description != "Debugs code." ||
 		string(tools[0].InputSchema) != `{"type":"object"}` || tools[0].Operation.Name != "debug_code" {
 		t.Fatalf("tools %+v", tools)
 	}
 	d.Learn(a, &canonical.Capabilities{Tools: []canonical.Tool{{Capability: "code", Name: "fix"}}, Topics: []string{"findings"}})
 	expect(t, r, "declared jules READY")
-	if tools := d.Tools(); len(tools) != 1 || tools[0].Name != "code/fix" {
+	if tools := d.Tools(false); len(tools) != 1 || tools[0].Name != "code/fix" {
 		t.Fatalf("after declaring again: %+v", tools)
 	}
 
@@ -108,7 +108,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	d.SetStatus(a, StatusStopped, "disconnected")
 	expect(t, r, "status jules STOPPED")
-	if tools := d.Tools(); len(tools) != 0 {
+	if tools := d.Tools(false); len(tools) != 0 {
 		t.Errorf("a stopped agent's tools are listed: %+v", tools)
 	}
 }
@@ -127,7 +127,7 @@ func TestHealth(t *testing.T) {
 	expect(t, r)
 	d.TimedOut(a)
 	expect(t, r, "status a UNAVAILABLE")
-	if tools := d.Tools(); len(tools) != 0 {
+	if tools := d.Tools(false); len(tools) != 0 {
 		t.Errorf("an unavailable agent's tools are listed: %v", tools)
 	}
 	d.HeardFrom(a)

@@ -138,15 +138,15 @@ func (d *Directory[E]) Agent(id string) (Info, bool) {
 }
 
 // Tools returns the tools of every agent that can be reached now (it is
-// connected and not UNAVAILABLE, STOPPING or STOPPED), sorted by agent and
-// then by name.
-func (d *Directory[E]) Tools() []Tool {
+// connected and not UNAVAILABLE, STOPPING or STOPPED), or with all those of
+// every agent, sorted by agent and then by name.
+func (d *Directory[E]) Tools(all bool) []Tool {
 	var none E
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	var out []Tool
 	for _, a := range d.agents {
-		if a.endpoint == none || !reachable(a.status) {
+		if !all && (a.endpoint == none || !reachable(a.status)) {
 			continue
 		}
 		out = append(out, a.infoLocked().Tools...)

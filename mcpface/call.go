@@ -1,0 +1,258 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/tidwall/gjson"
+)
+
+// Outcomes of a tools/call, as the mcp_tool_calls_total metric counts them.
+const (
+	outcomeSuccess   = "success"     // the agent's result
+	outcomeFailure   = "failure"     // the agent's failure or refusal, or a failed result
+	outcomeBridge    = "unavailable" // the bridge's own error: agent gone, timed out, queue full, circuit open
+	outcomeInputs    = "needs_input" // the agent wants inputs the client cannot give
+	outcomeCancelled = "cancelled"   // the client cancelled
+)
+
+// call is the handler of every tool: a tools/call becomes a canonical
+// request to the tool's agent through the bridge's call API. A retry of a
+// call that asked the client for input (its RequestState names the
+// suspended call) resumes that call instead.
+func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if state := req.Params.RequestState; state != "" {
+		sc := f.suspended.take(state)
+		if sc == nil {
+			return errorResult("this call's request state is unknown or expired; call the tool again"), nil
+		}
+		return f.resume(ctx, sc, req.Params.InputResponses)
+	}
+	e := f.entry(req.Params.Name)
+	if e == nil || !scopeOf(ctx).allows(e.tool.Agent) {
+		return errorResult(fmt.Sprintf("no tool %q is offered by this bridge now", req.Params.Name)), nil
+	}
+	args, err := arguments(req)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	env := canonical.Envelope{
+		Act:       canonical.ActRequest,
+		Sender:    canonical.Party{ID: f.opts.Sender},
+		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: e.tool.Agent},
+		Operation: e.tool.Operation,
+		Arguments: args,
+		TTL:       canonical.Dur(f.opts.CallTimeout),
+	}
+	sc := &suspendedCall{e: e, start: time.Now(), args: args, done: make(chan callOutcome, 1),
+		asks: make(chan *canonical.Envelope, 1), answers: make(chan inputAnswer, 1)}
+	// The call outlives this handler when it asks the client for input
+	// (the client answers in a new tools/call), so it runs under its own
+	// context: the time limit, and a cancellation this handler makes.
+	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opts.CallTimeout)
+	sc.cancel = cancel
+	opts := []bridge.CallOption{}
+	if token := progressToken(req); token != nil {
+		opts = append(opts, bridge.WithProgress(f.progress(ctx, token, e)))
+	}
+	if canElicit(ctx) {
+		opts = append(opts, bridge.WithInputs(sc.ask))
+	}
+	go func() {
+		ans, err := f.b.Call(callCtx, env, opts...)
+		sc.done <- callOutcome{ans, err}
+	}()
+	return f.await(ctx, sc)
+}
+
+// entry returns the table's entry of the tool named name, nil if none.
+func (f *Face) entry(name string) *entry {
+	return f.table().byName[name]
+}
+
+// arguments returns a call's arguments as JSON: an object, {} when none.
+func arguments(req mcp.CallToolRequest) (canonical.JSON, error) {
+	raw := req.Params.RawArguments
+	if len(raw) == 0 {
+		if req.Params.Arguments == nil {
+			return "{}", nil
+		}
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return "", fmt.Errorf("the arguments are not JSON: %v", err)
+		}
+		raw = b
+	}
+	v := gjson.ParseBytes(raw)
+	switch {
+	case v.Type == gjson.Null:
+		return "{}", nil
+	case !v.IsObject():
+		return "", errors.New("the arguments must be a JSON object")
+	}
+	return canonical.JSON(raw), nil
+}
+
+// await waits for the call's outcome or its next request for input, or for
+// the client to cancel.
+func (f *Face) await(ctx context.Context, sc *suspendedCall) (*mcp.CallToolResult, error) {
+	select {
+	case o := <-sc.done:
+		sc.cancel()
+		return f.result(sc, o), nil
+	case ask := <-sc.asks:
+		state := f.suspended.put(sc, f.opts.CallTimeout)
+		return server.NewInputRequestBuilder(state).Elicit(inputsID, elicitation(sc.e, ask)).ToolResult(), nil
+	case <-ctx.Done():
+		sc.cancel()
+		<-sc.done
+		f.metrics.called(sc.e.name, outcomeCancelled, time.Since(sc.start))
+		return nil, ctx.Err()
+	}
+}
+
+// result turns the call's outcome into the tool's result.
+func (f *Face) result(sc *suspendedCall, o callOutcome) *mcp.CallToolResult {
+	e := sc.e
+	outcome, res := outcomeSuccess, (*mcp.CallToolResult)(nil)
+	var be *canonical.Error
+	switch {
+	case errors.As(o.err, &be):
+		outcome = outcomeBridge
+		res = errorResult(fmt.Sprintf("mcp-bridge could not get an answer from agent %s (%s): %s", e.tool.Agent, e.tool.Dialect, be))
+	case o.err != nil:
+		outcome = outcomeBridge
+		res = errorResult(fmt.Sprintf("mcp-bridge could not get an answer from agent %s (%s): %v", e.tool.Agent, e.tool.Dialect, o.err))
+	default:
+		outcome, res = answer(e, &o.ans)
+	}
+	f.metrics.called(e.name, outcome, time.Since(sc.start))
+	return res
+}
+
+// answer turns the agent's answer into the tool's result: its result as
+// text holding the result JSON, and as structured content when it is an
+// object; a failure, refusal or failed result as an isError result saying
+// what went wrong and which agent.
+func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
+	who := fmt.Sprintf("agent %s (%s)", e.tool.Agent, e.tool.Dialect)
+	switch ans.Act {
+	case canonical.ActResult, canonical.ActInformCapabilities:
+		text := string(ans.Result)
+		if text == "" {
+			text = ans.Description
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
+		if gjson.Valid(string(ans.Result)) && gjson.Parse(string(ans.Result)).IsObject() {
+			res.StructuredContent = json.RawMessage(ans.Result)
+		}
+		if ans.Outcome == canonical.OutcomeFailure {
+			res.IsError = true
+			if ans.Error != nil {
+				res.Content = append(res.Content, mcp.NewTextContent(fmt.Sprintf("%s reports the task failed: %s", who, ans.Error)))
+			}
+			return outcomeFailure, res
+		}
+		return outcomeSuccess, res
+	case canonical.ActNeedsInput:
+		return outcomeInputs, errorResult(fmt.Sprintf("%s needs more input before it can go on, and this client cannot be asked for it: %s",
+			who, describeInputs(ans.Inputs)))
+	}
+	what := "failed"
+	switch ans.Act {
+	case canonical.ActRefuse:
+		what = "refused the call"
+	case canonical.ActNotUnderstood:
+		what = "did not understand the call"
+	}
+	msg := fmt.Sprintf("%s %s", who, what)
+	if ans.Error != nil {
+		msg += ": " + ans.Error.Error()
+	} else if ans.Description != "" {
+		msg += ": " + ans.Description
+	}
+	return outcomeFailure, errorResult(msg)
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: true}
+}
+
+// describeInputs lists requested inputs: "api_key (string): API key for
+// the deploy target; ...".
+func describeInputs(inputs canonical.JSON) string {
+	var parts []string
+	gjson.Parse(string(inputs)).ForEach(func(_, in gjson.Result) bool {
+		p := in.Get("id").String()
+		if t := in.Get("type").String(); t != "" {
+			p += " (" + t + ")"
+		}
+		if d := in.Get("description").String(); d != "" {
+			p += ": " + d
+		}
+		parts = append(parts, p)
+		return true
+	})
+	if len(parts) == 0 {
+		return string(inputs)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// progressToken returns the call's progress token, nil if it has none.
+func progressToken(req mcp.CallToolRequest) mcp.ProgressToken {
+	if req.Params.Meta == nil {
+		return nil
+	}
+	return req.Params.Meta.ProgressToken
+}
+
+// progress returns the bridge's progress handler for a call with token: a
+// notifications/progress to the client for each step.
+func (f *Face) progress(ctx context.Context, token mcp.ProgressToken, e *entry) func(bridge.Progress) {
+	n := 0
+	return func(p bridge.Progress) {
+		n++
+		msg := ""
+		switch p.Stage {
+		case bridge.StageDelivered:
+			msg = fmt.Sprintf("delivered to agent %s (%s)", e.tool.Agent, e.tool.Dialect)
+		case bridge.StageAccepted:
+			msg = fmt.Sprintf("accepted by agent %s", e.tool.Agent)
+		default:
+			msg = fmt.Sprintf("agent %s: %s", e.tool.Agent, eventText(p.Env))
+		}
+		params := map[string]any{"progressToken": token, "progress": n, "message": msg}
+		if err := f.srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params); err != nil {
+			f.log.Debug("mcp: progress not sent", "tool", e.name, "error", err)
+		}
+	}
+}
+
+// eventText says what an agent's event about a call says.
+func eventText(env *canonical.Envelope) string {
+	if env == nil {
+		return "progress"
+	}
+	for _, s := range []string{env.Description, string(env.Arguments), env.Operation.Name} {
+		if s != "" {
+			return s
+		}
+	}
+	return string(env.Act)
+}
+
+// canElicit reports whether the client of the request ctx belongs to can
+// be asked for input (it declared elicitation).
+func canElicit(ctx context.Context) bool {
+	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	return ok && s.GetClientCapabilities().Elicitation != nil
+}

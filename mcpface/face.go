@@ -1,0 +1,277 @@
+// Package mcpface is the bridge's MCP face: every tool of every agent the
+// bridge can reach, whatever its dialect, offered to Model Context Protocol
+// clients as one MCP tool, over streamable HTTP (on the bridge's listener)
+// and over stdio. A tools/call becomes a canonical request through the
+// bridge's call API, with the routing, correlation, retries, breaker and
+// time limit of any request; the agent's answer becomes the tool's result.
+//
+// It is built on github.com/mark3labs/mcp-go. The tool list follows the
+// bridge's directory: tools/list always shows it as it is, and every
+// session hears notifications/tools/list_changed when it changes, at most
+// once per coalesce interval.
+package mcpface
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configure the MCP face. Zero values take the defaults.
+type Options struct {
+	// ToolNames is NamesPrefixed (the default) or NamesBare.
+	ToolNames string
+	// Allow and Deny choose the agents and tools shown (see expose.go).
+	Allow, Deny []string
+	// Tokens, when any, are required of every HTTP request (bearer).
+	Tokens []Token
+	// Stateless turns MCP sessions off on HTTP.
+	Stateless bool
+	// CallTimeout bounds a tools/call (default: the bridge's request
+	// timeout). It is also sent to the agent as the request's ttl.
+	CallTimeout time.Duration
+	// Sender is the id the MCP clients' requests carry (default
+	// DefaultSender).
+	Sender string
+	// Version is the server version told to clients.
+	Version string
+	// Logger receives the face's log lines (default: slog.Default()).
+	Logger *slog.Logger
+	// Metrics registers the face's metrics; nil registers none.
+	Metrics prometheus.Registerer
+}
+
+// DefaultSender is the id MCP clients' requests carry by default.
+const DefaultSender = "mcp-client"
+
+// Coalesce is the shortest time between two list_changed notifications.
+const Coalesce = 250 * time.Millisecond
+
+// Path is where the face serves streamable HTTP on the bridge's listener.
+const Path = "/mcp"
+
+// Face is the MCP server of one bridge.
+type Face struct {
+	b       *bridge.Bridge
+	opts    Options
+	expose  exposure
+	log     *slog.Logger
+	metrics *metrics
+	srv     *server.MCPServer
+	http    http.Handler
+	stop    func() // stops watching the directory
+
+	mu sync.Mutex
+	// tools is the table of tools as it is now; dirty says the directory
+	// changed since it was made.
+	tools *table
+	dirty bool
+	// registered is what mcp-go holds (it routes tools/call by name);
+	// synced is when it was last brought up to date, and timer brings it
+	// up to date at the end of a coalesce interval.
+	registered map[string]bool
+	told       []mcp.Tool // the list as last told
+	synced     time.Time
+	timer      *time.Timer
+	closed     bool
+	suspended  suspended // calls waiting for a client's input
+}
+
+// New returns the MCP face of b.
+func New(b *bridge.Bridge, opts Options) (*Face, error) {
+	if opts.ToolNames == "" {
+		opts.ToolNames = NamesPrefixed
+	}
+	if opts.ToolNames != NamesPrefixed && opts.ToolNames != NamesBare {
+		return nil, fmt.Errorf("mcp: tool_names: %q is neither %s nor %s", opts.ToolNames, NamesPrefixed, NamesBare)
+	}
+	if opts.Sender == "" {
+		opts.Sender = DefaultSender
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = b.RequestTimeout()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	exp, err := compileExposure(opts.Allow, opts.Deny)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(opts.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]bool{}}
+	f.suspended.calls = map[string]*suspendedCall{}
+	hooks := &server.Hooks{}
+	hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { m.sessions.Inc() })
+	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { m.sessions.Dec() })
+	hooks.AddBeforeCallTool(f.beforeCall)
+	hooks.AddAfterListTools(f.listed)
+	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
+		server.WithToolCapabilities(true),
+		server.WithToolFilter(f.scoped),
+		server.WithHooks(hooks),
+		server.WithInstructions("The tools of the agents connected to this mcp-bridge, whatever dialect they speak. "+
+			"A tool is named <agent>__<tool>; its description says which agent of which dialect serves it."),
+	)
+	f.http = authenticate(opts.Tokens, compat(server.NewStreamableHTTPServer(f.srv,
+		server.WithEndpointPath(Path),
+		server.WithStateLess(opts.Stateless),
+		server.WithStreamableHTTPLogger(f.log),
+	)))
+	f.stop = b.Watch(func(bridge.Change) { f.changed() })
+	f.sync()
+	return f, nil
+}
+
+// Handler serves streamable HTTP; mount it at Path.
+func (f *Face) Handler() http.Handler { return f.http }
+
+// ServeStdio speaks MCP on in and out (newline-delimited JSON-RPC) until ctx
+// ends or in is closed.
+func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s := server.NewStdioServer(f.srv)
+	s.SetErrorLogger(slog.NewLogLogger(f.log.Handler(), slog.LevelWarn))
+	return s.Listen(ctx, in, out)
+}
+
+// Close stops following the directory.
+func (f *Face) Close() {
+	f.stop()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+}
+
+// changed notes that the directory changed: the table is made again when
+// next asked for, and mcp-go's registry (and with it the list_changed
+// notification) is brought up to date now, or at the end of the coalesce
+// interval if one was sent less than Coalesce ago.
+func (f *Face) changed() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dirty = true
+	if f.closed || f.timer != nil {
+		return // a sync is on its way
+	}
+	wait := Coalesce - time.Since(f.synced)
+	if wait <= 0 {
+		// Not here: mcp-go notifies sessions from SetTools, and the
+		// directory's watchers must not block.
+		wait = 0
+	}
+	f.timer = time.AfterFunc(wait, func() {
+		f.mu.Lock()
+		f.timer = nil
+		f.mu.Unlock()
+		f.sync()
+	})
+}
+
+// sync brings mcp-go's registry up to date with the table, and tells every
+// session the list changed if it did: mcp-go does when its registry
+// changes, sync does when only what is listed changed (an agent went
+// UNAVAILABLE or came back).
+func (f *Face) sync() {
+	t := f.table()
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return
+	}
+	first := f.synced.IsZero()
+	f.synced = time.Now()
+	sameTools := len(f.registered) == len(t.entries)
+	for _, e := range t.entries {
+		sameTools = sameTools && f.registered[e.name]
+	}
+	sameList := slices.EqualFunc(f.told, t.list, func(a, b mcp.Tool) bool { return a.Name == b.Name })
+	f.told = t.list
+	if sameTools && !first {
+		f.mu.Unlock()
+		if !sameList {
+			f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
+			f.metrics.listChanged.Inc()
+		}
+		return
+	}
+	f.registered = make(map[string]bool, len(t.entries))
+	tools := make([]server.ServerTool, 0, len(t.entries))
+	for _, e := range t.entries {
+		f.registered[e.name] = true
+		tools = append(tools, server.ServerTool{Tool: e.mcp, Handler: f.call})
+	}
+	f.mu.Unlock()
+	f.srv.SetTools(tools...)
+	f.metrics.listChanged.Inc()
+}
+
+// table returns the table of tools as the directory is now.
+func (f *Face) table() *table {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dirty || f.tools == nil {
+		f.tools = f.makeTable()
+		f.dirty = false
+	}
+	return f.tools
+}
+
+// listed sets what tools/list answers: the table's reachable tools as the
+// directory is now, as many as the request's token may see, whatever
+// mcp-go's registry holds (it may be up to a coalesce interval behind).
+func (f *Face) listed(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+	if res == nil {
+		return
+	}
+	res.Tools = f.table().visible(scopeOf(ctx))
+	res.NextCursor = ""
+}
+
+// scoped is mcp-go's tool filter: it keeps the tools whose agents the
+// request's token may see. mcp-go runs it on a tools/call's tool too, and
+// refuses the call (as an unknown tool) when the filter drops it.
+func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	s := scopeOf(ctx)
+	if s.allows("") {
+		return tools
+	}
+	t := f.table()
+	out := make([]mcp.Tool, 0, len(tools))
+	for _, tool := range tools {
+		if e, ok := t.byName[tool.Name]; ok && s.allows(e.tool.Agent) {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
+// beforeCall sees a tools/call before mcp-go looks its tool up: a tool
+// that is in the table but not yet in mcp-go's registry (it appeared less
+// than a coalesce interval ago) is called through the table's own entry.
+func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
+	f.mu.Lock()
+	known := f.registered[req.Params.Name]
+	f.mu.Unlock()
+	if known {
+		return
+	}
+	if _, ok := f.table().byName[req.Params.Name]; ok {
+		f.sync()
+	}
+}

@@ -1,0 +1,49 @@
+package mcpface
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the MCP face's Prometheus metrics.
+type metrics struct {
+	sessions    prometheus.Gauge         // mcp_sessions_open
+	calls       *prometheus.CounterVec   // mcp_tool_calls_total{tool,outcome}
+	durations   *prometheus.HistogramVec // mcp_tool_call_duration_seconds{tool}
+	listChanged prometheus.Counter       // mcp_tools_list_changed_total
+}
+
+func newMetrics(r prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mcp_sessions_open", Help: "MCP sessions open on the bridge's MCP face.",
+		}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcp_tool_calls_total", Help: "tools/call handled, by tool and outcome (success, failure, unavailable, needs_input, cancelled).",
+		}, []string{"tool", "outcome"}),
+		durations: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mcp_tool_call_duration_seconds", Help: "Seconds from a tools/call to its result.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"tool"}),
+		listChanged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcp_tools_list_changed_total", Help: "notifications/tools/list_changed sent to the MCP sessions.",
+		}),
+	}
+	if r == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.sessions, m.calls, m.durations, m.listChanged} {
+		if err := r.Register(c); err != nil {
+			return nil, errors.Join(errors.New("mcp: register metrics"), err)
+		}
+	}
+	return m, nil
+}
+
+// called counts one tools/call and observes how long it took.
+func (m *metrics) called(tool, outcome string, d time.Duration) {
+	m.calls.WithLabelValues(tool, outcome).Inc()
+	m.durations.WithLabelValues(tool).Observe(d.Seconds())
+}

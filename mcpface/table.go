@@ -1,0 +1,130 @@
+package mcpface
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// table is the tools of the agents the bridge knows that the expose
+// patterns show, made from the directory. All of them are registered with
+// mcp-go, so that a call to the tool of an agent that went away gets an
+// isError result saying so; tools/list shows those the bridge can reach.
+type table struct {
+	entries []*entry // sorted by agent, then by operation name
+	byName  map[string]*entry
+	// list is what tools/list shows: the reachable entries' tools, sorted
+	// by name (mcp-go's pagination needs that order). It is shared: never
+	// modified once made.
+	list []mcp.Tool
+}
+
+// entry is one tool: its MCP name and the agent's tool behind it.
+type entry struct {
+	name      string
+	tool      bridge.Tool
+	mcp       mcp.Tool
+	reachable bool
+}
+
+// openSchema is the input schema of a tool that declares none.
+const openSchema = `{"type":"object","additionalProperties":true}`
+
+// makeTable makes the table of the tools the expose patterns show, logging
+// the name clashes it settled.
+func (f *Face) makeTable() *table {
+	var shown []bridge.Tool
+	for _, t := range f.b.AllTools() {
+		if f.expose.shows(t) {
+			shown = append(shown, t)
+		}
+	}
+	names, clashes := name(shown, f.opts.ToolNames)
+	for _, c := range clashes {
+		f.log.Warn("mcp: tool names clash", "clash", c.String())
+	}
+	t := &table{entries: make([]*entry, len(shown)), byName: make(map[string]*entry, len(shown))}
+	for i, tool := range shown {
+		e := &entry{name: names[i], tool: tool, mcp: mcpTool(names[i], tool), reachable: reachable(tool.Status)}
+		t.entries[i] = e
+		t.byName[e.name] = e
+		if e.reachable {
+			t.list = append(t.list, e.mcp)
+		}
+	}
+	sort.Slice(t.list, func(i, j int) bool { return t.list[i].Name < t.list[j].Name })
+	return t
+}
+
+// reachable reports whether an agent of status takes requests: its tools
+// are listed.
+func reachable(s bridge.Status) bool {
+	return s == bridge.StatusReady || s == bridge.StatusBusy || s == bridge.StatusInitializing
+}
+
+// visible returns the tools of t a request of scope s may see.
+func (t *table) visible(s *scope) []mcp.Tool {
+	if s.allows("") {
+		return t.list
+	}
+	out := make([]mcp.Tool, 0, len(t.list))
+	for _, tool := range t.list {
+		if s.allows(t.byName[tool.Name].tool.Agent) {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
+// mcpTool describes tool to MCP clients as name: its own description, or
+// one saying which agent of which dialect serves it; its input schema, or an
+// open object schema; its output schema when it declares one.
+func mcpTool(name string, tool bridge.Tool) mcp.Tool {
+	desc := tool.Description
+	if desc == "" {
+		desc = fmt.Sprintf("%s, served by the %s agent %s through mcp-bridge.", tool.Name, tool.Dialect, tool.Agent)
+	}
+	return mcp.Tool{
+		Name:            name,
+		Title:           tool.Title,
+		Description:     desc,
+		RawInputSchema:  objectSchema(tool.InputSchema, openSchema),
+		RawOutputSchema: objectSchema(tool.OutputSchema, ""),
+	}
+}
+
+// objectSchema returns schema as MCP wants a tool's schemas: a JSON object
+// whose type is "object" (added when it says no type). A schema that is not
+// such an object is replaced by def ("" for none).
+func objectSchema(schema json.RawMessage, def string) json.RawMessage {
+	if len(schema) == 0 || !gjson.ValidBytes(schema) {
+		return raw(def)
+	}
+	v := gjson.ParseBytes(schema)
+	if !v.IsObject() {
+		return raw(def)
+	}
+	switch typ := v.Get("type"); {
+	case !typ.Exists():
+		out, err := sjson.SetBytes(schema, "type", "object")
+		if err != nil {
+			return raw(def)
+		}
+		return out
+	case typ.String() != "object":
+		return raw(def)
+	}
+	return schema
+}
+
+func raw(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
+}
