@@ -99,6 +99,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		}
 	}
 	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
+	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !loopback(cfg.Listen) {
+		return nil, fmt.Errorf("mcp.tokens: the MCP endpoint needs at least one token on a listener that is not loopback (%s), or mcp.enabled: false", cfg.Listen)
+	}
 	if cfg.MCP.Enabled {
 		if s.face, err = mcpface.New(b, faceOptions(cfg.MCP, log, metrics)); err != nil {
 			return nil, err
@@ -233,4 +236,18 @@ func faceOptions(c config.MCP, log *slog.Logger, metrics prometheus.Registerer) 
 		o.Tokens = append(o.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
 	}
 	return o
+}
+
+// loopback reports whether the listen address host:port is on a loopback
+// interface only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

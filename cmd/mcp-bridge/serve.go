@@ -14,14 +14,16 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
-// runServe runs the bridge until SIGINT or SIGTERM.
-func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL]", stderr)
+// runServe runs the bridge until SIGINT or SIGTERM; with --mcp-stdio, also
+// until its standard input ends.
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL] [--mcp-stdio]", stderr)
 	cfgFile := fs.String("config", "", "the serve configuration (default: the embedded one, docs/config.md)")
 	var maps fileList
 	fs.Var(&maps, "mapping", "a mapping file applied after the config's own (repeatable; later wins)")
 	listen := fs.String("listen", "", "host:port to listen on, overriding the config")
 	level := fs.String("log-level", "", "debug, info, warn or error, overriding the config")
+	mcpStdio := fs.Bool("mcp-stdio", false, "also speak MCP on standard input and output (for an MCP client that runs the bridge as a command); logs and the startup lines go to standard error")
 	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
 		if help {
 			return exitOK
@@ -61,16 +63,42 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return exitInvalid
 	}
+	banner := stdout
+	if *mcpStdio {
+		if srv.Face() == nil {
+			fmt.Fprintln(stderr, "mcp-bridge serve: --mcp-stdio needs the MCP face (mcp.enabled is false in the config)")
+			return exitUsage
+		}
+		banner = stderr // standard output carries MCP only
+	}
 	addr := ln.Addr().String()
 	source := cfg.File
 	if source == "" {
 		source = "the embedded default config"
 	}
-	fmt.Fprintf(stdout, "mcp-bridge listening on http://%s (%s)\n", addr, source)
-	fmt.Fprintf(stdout, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
-	fmt.Fprintf(stdout, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
-	fmt.Fprintf(stdout, "  ops        http://%s/metrics /healthz /readyz\n", addr)
+	fmt.Fprintf(banner, "mcp-bridge listening on http://%s (%s)\n", addr, source)
+	fmt.Fprintf(banner, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
+	fmt.Fprintf(banner, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
+	if srv.Face() != nil {
+		fmt.Fprintf(banner, "  MCP        http://%s/mcp (streamable HTTP)\n", addr)
+	}
+	if *mcpStdio {
+		fmt.Fprintln(banner, "  MCP        on standard input and output")
+	}
+	fmt.Fprintf(banner, "  ops        http://%s/metrics /healthz /readyz\n", addr)
 	ctx := shutdownOnSignal(stderr)
+	if *mcpStdio {
+		// The MCP client that started the bridge ends it by closing its
+		// standard input.
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		go func() {
+			if err := srv.Face().ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+				fmt.Fprintf(stderr, "mcp-bridge serve: MCP on stdio: %v\n", err)
+			}
+			stop()
+		}()
+	}
 	if err := srv.Run(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return exitInvalid
