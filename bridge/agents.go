@@ -69,6 +69,13 @@ func (b *Bridge) RequestTimeout() time.Duration { return b.timeout }
 // Change is one change to the register of agents.
 type Change = directory.Change
 
+// The kinds of Change.
+const (
+	StatusChanged = directory.StatusChanged
+	Declared      = directory.Declared
+	Removed       = directory.Removed
+)
+
 // Watch calls fn with every change to the register of agents (an agent
 // came, went, declared its tools, changed status) until stop is called. fn
 // runs in the goroutine that made the change and must not block.

@@ -85,6 +85,7 @@ type Face struct {
 	timer      *time.Timer
 	closed     bool
 	suspended  suspended // calls waiting for a client's input
+	sessions   sessions  // the MCP sessions open, for log messages
 }
 
 // New returns the MCP face of b.
@@ -115,23 +116,33 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]bool{}}
 	f.suspended.calls = map[string]*suspendedCall{}
 	hooks := &server.Hooks{}
-	hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { m.sessions.Inc() })
-	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { m.sessions.Dec() })
+	hooks.AddOnRegisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Inc(); f.sessions.add(ctx, c) })
+	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
 	hooks.AddBeforeCallTool(f.beforeCall)
 	hooks.AddAfterListTools(f.listed)
 	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
 		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, false),
+		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(f),
 		server.WithToolFilter(f.scoped),
 		server.WithHooks(hooks),
 		server.WithInstructions("The tools of the agents connected to this mcp-bridge, whatever dialect they speak. "+
 			"A tool is named <agent>__<tool>; its description says which agent of which dialect serves it."),
 	)
+	f.addResources(f.srv)
 	f.http = authenticate(opts.Tokens, compat(server.NewStreamableHTTPServer(f.srv,
 		server.WithEndpointPath(Path),
 		server.WithStateLess(opts.Stateless),
 		server.WithStreamableHTTPLogger(f.log),
 	)))
-	f.stop = b.Watch(func(bridge.Change) { f.changed() })
+	f.stop = b.Watch(func(c bridge.Change) {
+		f.changed()
+		if c.Kind == bridge.StatusChanged {
+			f.logStatus(c)
+		}
+	})
 	f.sync()
 	return f, nil
 }

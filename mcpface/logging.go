@@ -1,0 +1,86 @@
+package mcpface
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// Logging and completion. Sessions that set a log level (logging/setLevel)
+// hear of agents coming and going: each agent status change is a log
+// message from the logger "mcp-bridge", at level warning when an agent
+// becomes UNAVAILABLE and info otherwise. Completion completes the id of
+// the mcp-bridge://agents/{id} resource template from the agents the
+// bridge knows.
+
+// sessions are the MCP sessions open, by id, for log messages.
+type sessions struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (s *sessions) add(_ context.Context, c server.ClientSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	s.ids[c.SessionID()] = true
+}
+
+func (s *sessions) remove(_ context.Context, c server.ClientSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, c.SessionID())
+}
+
+func (s *sessions) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.ids))
+	for id := range s.ids {
+		out = append(out, id)
+	}
+	return out
+}
+
+// logStatus tells the sessions of an agent's status change.
+func (f *Face) logStatus(c bridge.Change) {
+	level := mcp.LoggingLevelInfo
+	if c.Agent.Status == bridge.StatusUnavailable {
+		level = mcp.LoggingLevelWarning
+	}
+	n := mcp.NewLoggingMessageNotification(level, "mcp-bridge", map[string]any{
+		"agent": c.Agent.ID, "dialect": c.Agent.Dialect, "status": c.Agent.Status, "previous": c.Previous, "reason": c.Reason,
+	})
+	for _, id := range f.sessions.list() {
+		// A session that set no level, or a higher one, is skipped by
+		// mcp-go; one gone meanwhile is no error worth a line.
+		_ = f.srv.SendLogMessageToSpecificClient(id, n)
+	}
+}
+
+// CompleteResourceArgument completes the id of an agents resource.
+func (f *Face) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	c := &mcp.Completion{Values: []string{}}
+	if uri != agentsTemplate || arg.Name != "id" {
+		return c, nil
+	}
+	s := scopeOf(ctx)
+	for _, a := range f.b.Agents("") {
+		if s.allows(a.ID) && strings.HasPrefix(a.ID, arg.Value) {
+			c.Values = append(c.Values, a.ID)
+		}
+	}
+	slices.Sort(c.Values)
+	c.Total = len(c.Values)
+	if len(c.Values) > 100 {
+		c.Values, c.HasMore = c.Values[:100], true
+	}
+	return c, nil
+}
