@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
@@ -71,11 +72,30 @@ func WithInputs(fn func(ctx context.Context, ask *canonical.Envelope) (canonical
 // held for it is freed, an answer that comes later is dropped and counted
 // (bridge_late_answers_total), and ctx's error is returned.
 func (b *Bridge) Call(ctx context.Context, req canonical.Envelope, opts ...CallOption) (canonical.Envelope, error) {
-	if !isRequest(req.Act) {
-		return canonical.Envelope{}, fmt.Errorf("bridge: Call needs a request, not %s", req.Act)
+	p := b.Go(ctx, req, opts...)
+	defer p.Cancel()
+	select {
+	case <-p.Done():
+		return p.Result()
+	case <-ctx.Done():
+		return canonical.Envelope{}, ctx.Err()
 	}
+}
+
+// Go sends req as Call does and returns at once: Done is closed when the
+// answer (or the bridge's refusal) is there, and Result returns it. The
+// caller must Cancel the call once it no longer waits for it, answered or
+// not; Cancel gives up a request still open. ctx bounds only what the call
+// asks of the caller (WithInputs); the request's own time limit is its ttl
+// or the bridge's request timeout.
+func (b *Bridge) Go(ctx context.Context, req canonical.Envelope, opts ...CallOption) *Pending {
 	c := newCall(b, req.Sender.ID, opts)
-	c.ctx = ctx
+	c.ctx, c.stop = context.WithCancel(ctx)
+	p := &Pending{c: c}
+	if !isRequest(req.Act) {
+		c.finish(callResult{err: fmt.Errorf("bridge: Call needs a request, not %s", req.Act)})
+		return p
+	}
 	if req.ID == "" {
 		req.ID = correlation.NewToken()
 	}
@@ -86,15 +106,33 @@ func (b *Bridge) Call(ctx context.Context, req canonical.Envelope, opts ...CallO
 	req.Origin = canonical.Origin{}
 	c.req = req
 	b.submit(c, &req)
-	defer b.pending.ForgetRequester(c)
+	return p
+}
+
+// Pending is a call on its way (Bridge.Go).
+type Pending struct{ c *call }
+
+// Done is closed when the call has its outcome.
+func (p *Pending) Done() <-chan struct{} { return p.c.closed }
+
+// Result returns the call's outcome, as Call does; it is meant for after
+// Done is closed.
+func (p *Pending) Result() (canonical.Envelope, error) {
 	select {
-	case r := <-c.done:
-		if r.err != nil {
-			return canonical.Envelope{}, r.err
-		}
-		return r.env, nil
-	case <-ctx.Done():
-		return canonical.Envelope{}, ctx.Err()
+	case <-p.c.closed:
+		return p.c.result.env, p.c.result.err
+	default:
+		return canonical.Envelope{}, errors.New("bridge: the call has no outcome yet")
+	}
+}
+
+// Cancel gives the call up: its request, if still open, is closed and an
+// answer that comes later is dropped and counted. It may be called more
+// than once.
+func (p *Pending) Cancel() {
+	p.c.stop()
+	if token := p.c.token.Load(); token != nil {
+		p.c.b.pending.TakeFor(*token, endpoint(p.c))
 	}
 }
 
@@ -110,17 +148,16 @@ func (b *Bridge) Send(ctx context.Context, msg canonical.Envelope) error {
 		return err
 	}
 	c := newCall(b, msg.Sender.ID, nil)
-	c.ctx = ctx
+	c.ctx, c.stop = context.WithCancel(ctx)
+	defer c.stop()
 	if msg.ID == "" {
 		msg.ID = correlation.NewToken()
 	}
 	msg.Origin = canonical.Origin{}
 	b.submit(c, &msg)
 	select {
-	case r := <-c.done:
-		if r.err != nil {
-			return r.err
-		}
+	case <-c.closed:
+		return c.result.err
 	default:
 	}
 	return nil
@@ -131,11 +168,15 @@ func (b *Bridge) Send(ctx context.Context, msg canonical.Envelope) error {
 type call struct {
 	b      *Bridge
 	ctx    context.Context // the caller's, for asking it for inputs
+	stop   context.CancelFunc
 	sender string
 	opts   callOptions
 	req    canonical.Envelope // as sent, for a follow-up after needs-input
 	once   sync.Once
-	done   chan callResult // the outcome, once
+	result callResult    // the outcome, set once before closed is closed
+	closed chan struct{} // closed when the call has its outcome
+	// token is the token of the call's open request, once it has one.
+	token atomic.Pointer[string]
 }
 
 type callResult struct {
@@ -144,7 +185,7 @@ type callResult struct {
 }
 
 func newCall(b *Bridge, sender string, opts []CallOption) *call {
-	c := &call{b: b, sender: sender, done: make(chan callResult, 1)}
+	c := &call{b: b, sender: sender, closed: make(chan struct{})}
 	for _, o := range opts {
 		o(&c.opts)
 	}
@@ -158,7 +199,10 @@ func (c *call) bound() *agent { return nil }
 
 // finish ends the call with its outcome; later ones are dropped.
 func (c *call) finish(r callResult) {
-	c.once.Do(func() { c.done <- r })
+	c.once.Do(func() {
+		c.result = r
+		close(c.closed)
+	})
 }
 
 func (c *call) refuse(_ *canonical.Envelope, e *canonical.Error) Receipt {

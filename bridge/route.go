@@ -184,6 +184,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p)}
 	if c, ok := requester.(*call); ok {
 		o.sent = c.delivered
+		c.token.Store(&token)
 	}
 	if _, err := t.Endpoint.deliver(o); err != nil && !b.retry(p, err) {
 		if b.pending.Take(p) {

@@ -52,13 +52,8 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		Arguments: args,
 		TTL:       canonical.Dur(f.opts.CallTimeout),
 	}
-	sc := &suspendedCall{e: e, start: time.Now(), args: args, done: make(chan callOutcome, 1),
+	sc := &suspendedCall{e: e, start: time.Now(), args: args,
 		asks: make(chan *canonical.Envelope, 1), answers: make(chan inputAnswer, 1)}
-	// The call outlives this handler when it asks the client for input
-	// (the client answers in a new tools/call), so it runs under its own
-	// context: the time limit, and a cancellation this handler makes.
-	callCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opts.CallTimeout)
-	sc.cancel = cancel
 	opts := []bridge.CallOption{}
 	if token := progressToken(req); token != nil {
 		opts = append(opts, bridge.WithProgress(f.progress(ctx, token, e)))
@@ -66,10 +61,10 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 	if canElicit(ctx) {
 		opts = append(opts, bridge.WithInputs(sc.ask))
 	}
-	go func() {
-		ans, err := f.b.Call(callCtx, env, opts...)
-		sc.done <- callOutcome{ans, err}
-	}()
+	// The call outlives this handler when it asks the client for input
+	// (the client answers in a new tools/call): what it asks of the client
+	// is bounded by the call's own time limit, not by this request.
+	sc.call = f.b.Go(context.WithoutCancel(ctx), env, opts...)
 	return f.await(ctx, sc)
 }
 
@@ -105,34 +100,31 @@ func arguments(req mcp.CallToolRequest) (canonical.JSON, error) {
 // the client to cancel.
 func (f *Face) await(ctx context.Context, sc *suspendedCall) (*mcp.CallToolResult, error) {
 	select {
-	case o := <-sc.done:
-		sc.cancel()
-		return f.result(sc, o), nil
+	case <-sc.call.Done():
+		sc.call.Cancel()
+		ans, err := sc.call.Result()
+		return f.result(sc, ans, err), nil
 	case ask := <-sc.asks:
 		state := f.suspended.put(sc, f.opts.CallTimeout)
 		return server.NewInputRequestBuilder(state).Elicit(inputsID, elicitation(sc.e, ask)).ToolResult(), nil
 	case <-ctx.Done():
-		sc.cancel()
-		<-sc.done
+		sc.call.Cancel()
 		f.metrics.called(sc.e.name, outcomeCancelled, time.Since(sc.start))
 		return nil, ctx.Err()
 	}
 }
 
 // result turns the call's outcome into the tool's result.
-func (f *Face) result(sc *suspendedCall, o callOutcome) *mcp.CallToolResult {
+func (f *Face) result(sc *suspendedCall, ans canonical.Envelope, err error) *mcp.CallToolResult {
 	e := sc.e
-	outcome, res := outcomeSuccess, (*mcp.CallToolResult)(nil)
-	var be *canonical.Error
+	var outcome string
+	var res *mcp.CallToolResult
 	switch {
-	case errors.As(o.err, &be):
+	case err != nil:
 		outcome = outcomeBridge
-		res = errorResult(fmt.Sprintf("mcp-bridge could not get an answer from agent %s (%s): %s", e.tool.Agent, e.tool.Dialect, be))
-	case o.err != nil:
-		outcome = outcomeBridge
-		res = errorResult(fmt.Sprintf("mcp-bridge could not get an answer from agent %s (%s): %v", e.tool.Agent, e.tool.Dialect, o.err))
+		res = errorResult(fmt.Sprintf("mcp-bridge could not get an answer from agent %s (%s): %v", e.tool.Agent, e.tool.Dialect, err))
 	default:
-		outcome, res = answer(e, &o.ans)
+		outcome, res = answer(e, &ans)
 	}
 	f.metrics.called(e.name, outcome, time.Since(sc.start))
 	return res

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -31,24 +32,17 @@ import (
 // inputsID keys the elicitation in an input-required result.
 const inputsID = "inputs"
 
-// callOutcome is what the bridge's Call returned.
-type callOutcome struct {
-	ans canonical.Envelope
-	err error
-}
-
 // suspendedCall is one tools/call on its way: while its handler waits, and
 // between the handler's input-required result and the client's answer.
 type suspendedCall struct {
 	e     *entry
 	start time.Time
 	args  canonical.JSON // the call's arguments, which inputs are added to
-	// done gets the call's outcome; asks the agent's requests for input;
-	// answers the client's answers to them.
-	done    chan callOutcome
+	call  *bridge.Pending
+	// asks gets the agent's requests for input, answers the client's
+	// answers to them.
 	asks    chan *canonical.Envelope
 	answers chan inputAnswer
-	cancel  context.CancelFunc
 }
 
 type inputAnswer struct {
@@ -184,7 +178,7 @@ func (s *suspended) put(sc *suspendedCall, ttl time.Duration) string {
 	s.mu.Unlock()
 	time.AfterFunc(ttl, func() {
 		if s.take(state) != nil {
-			sc.cancel()
+			sc.call.Cancel()
 		}
 	})
 	return state

@@ -211,6 +211,19 @@ func (t *Table[R, V]) rememberLocked(token string) {
 	t.closed[token] = struct{}{}
 }
 
+// TakeFor closes the open request of token if r is its requester, and
+// reports whether it did.
+func (t *Table[R, V]) TakeFor(token string, r R) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.byToken[token]
+	if p == nil || p.Requester != r {
+		return false
+	}
+	t.removeLocked(p, true)
+	return true
+}
+
 // TakeReceiver closes and returns every open request sent to v.
 func (t *Table[R, V]) TakeReceiver(v V) []*Request[R, V] {
 	t.mu.Lock()

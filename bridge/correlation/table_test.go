@@ -169,3 +169,25 @@ func TestRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeFor: a requester closes its own open request by token, and no
+// one else's.
+func TestTakeFor(t *testing.T) {
+	tb := NewTable[*requester, *agent]()
+	a := &agent{id: "a"}
+	mine, other := &requester{"mine"}, &requester{"other"}
+	p := &req{Requester: mine, Receiver: a}
+	tok, _ := tb.Open(p, time.Hour, func() {})
+	if tb.TakeFor(tok, other) || !tb.IsOpen(p) {
+		t.Fatal("another requester closed the request")
+	}
+	if !tb.TakeFor(tok, mine) || tb.IsOpen(p) || a.inflight != 0 {
+		t.Fatal("the requester could not close its request")
+	}
+	if tb.TakeFor(tok, mine) {
+		t.Error("closed twice")
+	}
+	if !tb.Late(&canonical.Envelope{InReplyTo: tok}) {
+		t.Error("an answer after TakeFor is not late")
+	}
+}

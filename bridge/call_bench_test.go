@@ -1,0 +1,22 @@
+package bridge
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkCall is a call through the bridge to an in-process swarm agent
+// that answers each request at once: the bridge's own cost of a call, with
+// no network.
+func BenchmarkCall(b *testing.B) {
+	br, _ := newTestBridge(b, Options{})
+	attachScripted(b, br, "swarm", "adder", echo)
+	req := request("adder", "add", `{"a":1,"b":2}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := br.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

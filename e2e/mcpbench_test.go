@@ -1,0 +1,206 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+)
+
+// The MCP benchmarks, measured in one run: tools/call of an "add" tool
+// from a go-sdk client, through the bridge to a swarm reference agent on a
+// WebSocket, beside the same tool on a plain mcp-go server over streamable
+// HTTP. BenchmarkMCPCall reports the p50 and p99 of calls one at a time;
+// BenchmarkMCPThroughput calls/s with mcpWorkers calls in flight.
+
+// mcpWorkers is how many calls are in flight in the throughput benchmark.
+const mcpWorkers = 8
+
+// plainMCP serves the add tool from a plain mcp-go server and returns its
+// URL and the tool's name.
+func plainMCP(b *testing.B) (string, string) {
+	s := mcpserver.NewMCPServer("plain", "1", mcpserver.WithToolCapabilities(true))
+	s.AddTool(mcpgo.NewTool("add", mcpgo.WithDescription("Adds two numbers."),
+		mcpgo.WithNumber("a", mcpgo.Required()), mcpgo.WithNumber("b", mcpgo.Required())),
+		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			sum := req.GetFloat("a", 0) + req.GetFloat("b", 0)
+			return mcpgo.NewToolResultStructured(map[string]float64{"sum": sum}, fmt.Sprintf(`{"sum":%g}`, sum)), nil
+		})
+	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s))
+	b.Cleanup(srv.Close)
+	return srv.URL + "/mcp", "add"
+}
+
+// leanAdder is a swarm agent on a raw WebSocket that declares an add tool
+// in a handshake and answers each request with the sum, reading and
+// writing its JSON directly: as lean as the plain server's handler, so
+// that the benchmark measures the bridge, not an agent.
+func leanAdder(b *testing.B, url string) {
+	c := dialRaw(b, url+"/ws/swarm?agent=adder")
+	ctx := context.Background()
+	hello := `{"message_id":"hello-1","message_type":"handshake_request","sender_id":"adder","receiver_id":null,` +
+		`"timestamp":"2026-11-25T10:00:00Z","correlation_id":null,"priority":"normal",` +
+		`"payload":{"agent_id":"adder","agent_name":"adder","agent_role":"calculator","tools":["add"],"version":"1.0.0"}}`
+	if err := c.Write(ctx, websocket.MessageText, []byte(hello)); err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		for {
+			_, msg, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			if gjson.GetBytes(msg, "message_type").String() != "request" {
+				continue
+			}
+			r := gjson.GetManyBytes(msg, "message_id", "sender_id", "payload.arguments.a", "payload.arguments.b")
+			w := jsonw.New(make([]byte, 0, 300))
+			w.Open()
+			w.StringField("message_id", "r-"+r[0].String())
+			w.StringField("message_type", "response")
+			w.StringField("sender_id", "adder")
+			w.StringField("receiver_id", r[1].String())
+			w.StringField("timestamp", "2026-11-25T10:00:00Z")
+			w.StringField("correlation_id", r[0].String())
+			w.Key("payload")
+			w.Raw(`{"success":true,"result":{"sum":` + strconv.FormatFloat(r[2].Float()+r[3].Float(), 'g', -1, 64) + `},"execution_time":0,"error":null}`)
+			w.Close()
+			if err := c.Write(ctx, websocket.MessageText, w.Buf); err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// bridgeMCP runs the bridge with an agent serving add (the lean one, or
+// with reference the swarm reference agent) and returns the bridge's MCP
+// URL and the tool's name there.
+func bridgeMCP(b *testing.B, reference bool) (string, string) {
+	cfg := config.Default()
+	cfg.Listen = "127.0.0.1:0"
+	if v := os.Getenv("MCPBENCH_VALIDATE"); v != "" {
+		cfg.Validate = v
+	}
+	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx, ln); close(done) }()
+	tool := "adder__add"
+	if reference {
+		a, err := agent.New(agent.Options{ID: "swarm-agent", Dialect: "swarm"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		agentDone := make(chan struct{})
+		go func() { defer close(agentDone); _ = a.Connect(ctx, "ws://"+ln.Addr().String(), "") }()
+		b.Cleanup(func() { cancel(); <-agentDone; <-done })
+		tool = "swarm-agent__add"
+	} else {
+		b.Cleanup(func() { cancel(); <-done })
+		leanAdder(b, "ws://"+ln.Addr().String())
+	}
+	for deadline := time.Now().Add(wait); len(srv.Bridge().Tools()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the agent never came up")
+		}
+	}
+	return "http://" + ln.Addr().String() + "/mcp", tool
+}
+
+func mcpSession(b *testing.B, url string) *mcp.ClientSession {
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+func callAdd(b *testing.B, s *mcp.ClientSession, tool string, i int) {
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"a": i, "b": 1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.IsError {
+		b.Fatalf("%s: %+v", tool, res.Content)
+	}
+}
+
+// mcpSides runs bench against the plain server, through the bridge to the
+// lean agent, and through the bridge to the swarm reference agent.
+func mcpSides(b *testing.B, bench func(b *testing.B, url, tool string)) {
+	b.Run("plain", func(b *testing.B) { url, tool := plainMCP(b); bench(b, url, tool) })
+	b.Run("bridge", func(b *testing.B) { url, tool := bridgeMCP(b, false); bench(b, url, tool) })
+	b.Run("bridge-reference-agent", func(b *testing.B) { url, tool := bridgeMCP(b, true); bench(b, url, tool) })
+}
+
+// BenchmarkMCPCall is tools/call one at a time: p50 and p99 in µs.
+func BenchmarkMCPCall(b *testing.B) {
+	mcpSides(b, func(b *testing.B, url, tool string) {
+		s := mcpSession(b, url)
+		for i := range 50 {
+			callAdd(b, s, tool, i)
+		}
+		rtts := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			start := time.Now()
+			callAdd(b, s, tool, i)
+			rtts = append(rtts, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(rtts)
+		b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
+	})
+}
+
+// BenchmarkMCPThroughput is tools/call with mcpWorkers calls in flight on
+// one session: calls per second.
+func BenchmarkMCPThroughput(b *testing.B) {
+	mcpSides(b, func(b *testing.B, url, tool string) {
+		s := mcpSession(b, url)
+		for i := range 50 {
+			callAdd(b, s, tool, i)
+		}
+		var next atomic.Int64
+		n := int64(b.N)
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		start := time.Now()
+		for range mcpWorkers {
+			wg.Go(func() {
+				for i := next.Add(1); i <= n; i = next.Add(1) {
+					callAdd(b, s, tool, int(i))
+				}
+			})
+		}
+		wg.Wait()
+		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "calls/s")
+	})
+}
