@@ -26,7 +26,7 @@ import (
 var demoMappings []byte
 
 // runDemo starts a bridge and one reference agent per dialect on loopback
-// and plays four scenes, printing every message as its sender sent it and
+// and plays five scenes, printing every message as its sender sent it and
 // as its receiver got it.
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("demo", "[--log]", stderr)
@@ -143,7 +143,10 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 		return err
 	}
 	fmt.Fprintln(out, "\n(Eddy speaks elizaacl, which has no event act: the bridge logs the broadcast as undeliverable to it.)")
-	return nil
+
+	d.scene("5. An MCP client calls Jules's (swarm) debug_code tool through the bridge's MCP face, /mcp")
+	return d.mcpScene(ctx, "http://"+ln.Addr().String()+"/mcp", "Jules__debug_code",
+		`{"code_to_debug":"print([1, 2, 3][3])","error_message":"IndexError: list index out of range","language":"python"}`)
 }
 
 // start connects a reference agent that prints what it sends and gets.

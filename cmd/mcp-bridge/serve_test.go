@@ -93,6 +93,8 @@ func TestDemo(t *testing.T) {
 		`delivered Collie (collab)`, `"action":"sentiment-analysis"`, `delivered Fusey  (fuse)`, `"sentiment":"positive"`,
 		`"type":"needs_input"`, `delivered BLUE-LEAD (bluelabel) {"type":"task_result"`,
 		`"type":"BROADCAST"`, `"eventType":"agent_status_changed"`,
+		`mcp client tools/list: [Collie__sentiment-analysis Eddy__echo Fusey__echo Jules__debug_code]`,
+		`"sender_id":"mcp-client","receiver_id":"Jules"`, `"structuredContent":{"analysis":`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo did not show %s", want)
