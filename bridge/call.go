@@ -132,7 +132,9 @@ func (p *Pending) Result() (canonical.Envelope, error) {
 func (p *Pending) Cancel() {
 	p.c.stop()
 	if token := p.c.token.Load(); token != nil {
-		p.c.b.pending.TakeFor(*token, endpoint(p.c))
+		if r := p.c.b.pending.TakeFor(*token, endpoint(p.c)); r != nil {
+			p.c.b.givenUp(r)
+		}
 	}
 }
 

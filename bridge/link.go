@@ -29,6 +29,14 @@ type Closer interface {
 	Close(reason string) error
 }
 
+// Canceller is implemented by links that can stop an agent's work on a
+// request the bridge no longer waits for (it timed out, its caller
+// cancelled): an MCP server upstream is sent notifications/cancelled.
+// token is the id the request went out under.
+type Canceller interface {
+	Cancel(token string)
+}
+
 // AttachOptions describe a connection being attached.
 type AttachOptions struct {
 	// Dialect is the connection's dialect; empty means detect it from the
@@ -54,4 +62,10 @@ type AttachOptions struct {
 	// Trace is trace context the transport received out of band (a W3C
 	// traceparent header); it applies to messages that carry none.
 	Trace canonical.Trace
+	// Envelopes marks a link that takes canonical envelopes rather than
+	// frames of a dialect (an MCP server upstream): the bridge sends it
+	// each message as Outbound.Env, and the transport hands the agent's
+	// messages to Session.ReceiveEnvelope. Dialect is then only a label
+	// for logs and the directory ("mcp"), and AgentID is required.
+	Envelopes bool
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // received logs a message read from s and counts it.
-func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
+func (b *Bridge) received(s *Session, env *canonical.Envelope, size int, frame []byte) {
 	in, _, dialect := s.loggers()
 	if env.Act == canonical.ActNeedsInput {
 		b.redactor.learn(env)
@@ -20,7 +20,7 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, frame []byte) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs, slog.String("sender", env.Sender.ID), slog.String("act", string(env.Act)), slog.Int("bytes", len(frame)))
+	attrs = append(attrs, slog.String("sender", env.Sender.ID), slog.String("act", string(env.Act)), slog.Int("bytes", size))
 	n := noteOf(env)
 	attrs = b.appendMessage(n.appendIDs(attrs), frame)
 	logInfo(in, "received", attrs)
@@ -87,9 +87,7 @@ type sessionLogs struct {
 func (s *Session) loggers() (in, out *slog.Logger, dialect string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.codec != nil {
-		dialect = s.codec.Name()
-	}
+	dialect = s.dialect
 	agent := "anonymous"
 	if s.agent != nil {
 		agent = s.agent.ID()
@@ -116,7 +114,7 @@ func (n *note) appendIDs(attrs []slog.Attr) []slog.Attr {
 
 // appendMessage adds the message itself, redacted, at debug level.
 func (b *Bridge) appendMessage(attrs []slog.Attr, frame []byte) []slog.Attr {
-	if !b.log.Enabled(context.Background(), slog.LevelDebug) {
+	if frame == nil || !b.log.Enabled(context.Background(), slog.LevelDebug) {
 		return attrs
 	}
 	return append(attrs, slog.String("message", string(b.redactor.redact(frame))))

@@ -27,7 +27,7 @@ func actFor(code canonical.ErrorCode) canonical.Act {
 func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	b := s.b
 	s.mu.Lock()
-	codec, a := s.codec, s.agent
+	codec, label, a := s.codec, s.dialect, s.agent
 	s.mu.Unlock()
 	reply := &canonical.Envelope{
 		Act:     actFor(e.Code),
@@ -55,7 +55,13 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	source = strings.Clone(source)
 	var frame []byte
 	dialect := "auto"
-	if codec != nil {
+	var asEnv *canonical.Envelope
+	switch {
+	case s.opts.Envelopes:
+		dialect = label
+		reply.Sender = canonical.Party{ID: b.id}
+		asEnv = reply
+	case codec != nil:
 		dialect = codec.Name()
 		reply.Sender = canonical.Party{ID: b.spell(dialect, b.id)}
 		if reply.Receiver.Kind == canonical.AddressAgent {
@@ -67,7 +73,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 			frame = nil
 		}
 	}
-	if frame == nil {
+	if frame == nil && asEnv == nil {
 		frame = plainError(e)
 	}
 	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
@@ -75,7 +81,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	// The answer is queued like any message to the sender, but past the
 	// agent's bound: a sender whose queue is full must still hear why.
 	it := &delivery.Item{
-		Out:   Outbound{Frame: frame, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
+		Out:   Outbound{Frame: frame, Env: asEnv, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
 		Level: delivery.NormalLevel, Force: true,
 		Failed: func(reason error) {
 			b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", reason.Error())

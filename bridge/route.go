@@ -160,6 +160,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	token, _ := b.pending.Open(p, d, func() {
 		b.dir.TimedOut(t.Agent)
 		b.outcome(t.Agent, false)
+		b.givenUp(p)
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.Agent.ID(), d))
 	})
 	if first != nil {
@@ -192,6 +193,17 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 		}
 	}
 	return Receipt{Awaiting: requester == ep}
+}
+
+// givenUp tells the receiver of p, if its link can hear it, that the bridge
+// no longer waits for p's answer (it timed out, its caller cancelled).
+func (b *Bridge) givenUp(p *pending) {
+	_, ep, _ := b.dir.Lookup(p.Receiver.ID())
+	if s, ok := ep.(*Session); ok {
+		if c, ok := s.link.(Canceller); ok {
+			go c.Cancel(p.Token)
+		}
+	}
 }
 
 // answersTo returns the endpoint the answers to ep's requests go to: ep,

@@ -27,7 +27,8 @@ type Session struct {
 	opts AttachOptions
 
 	mu      sync.Mutex
-	codec   dialects.Codec      // nil until the dialect is known
+	codec   dialects.Codec      // nil until the dialect is known, or for a link of envelopes
+	dialect string              // the codec's name, or the label of a link of envelopes
 	speller func(string) string // the dialect's id spelling, if it has one
 	agent   *agent              // the agent it speaks for; nil until bound
 	closed  bool
@@ -43,14 +44,20 @@ var ErrUnknownDialect = errors.New("unknown dialect")
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	s := &Session{b: b, link: l, opts: o}
-	if o.Dialect != "" {
+	switch {
+	case o.Envelopes:
+		if o.Dialect == "" || o.AgentID == "" {
+			return nil, errors.New("bridge: a link of envelopes needs its label (Dialect) and its agent")
+		}
+		s.dialect = o.Dialect
+	case o.Dialect != "":
 		c, ok := b.reg.Lookup(o.Dialect)
 		if !ok {
 			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.reg.Names())
 		}
 		s.setCodec(c)
 	}
-	if o.AgentID != "" && s.codec == nil {
+	if o.AgentID != "" && s.dialect == "" {
 		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
 	}
 	b.mu.Lock()
@@ -80,7 +87,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 
 // setCodec fixes the session's dialect; s.mu is held or s is not shared.
 func (s *Session) setCodec(c dialects.Codec) {
-	s.codec = c
+	s.codec, s.dialect = c, c.Name()
 	if sp, ok := c.(dialects.IDSpeller); ok {
 		s.speller = sp.SpellID
 	}
@@ -93,10 +100,7 @@ func (s *Session) Transport() string { return s.link.Transport() }
 func (s *Session) Dialect() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.codec == nil {
-		return ""
-	}
-	return s.codec.Name()
+	return s.dialect
 }
 
 // AgentID returns the canonical id of the agent the session speaks for.
@@ -121,7 +125,7 @@ func (s *Session) bound() *agent {
 // replacing an earlier connection of the agent.
 func (s *Session) bind(id string) *canonical.Error {
 	b := s.b
-	dialect := s.codec.Name()
+	dialect := s.dialect
 	if id == b.id {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("%s is the bridge's own id; no agent may speak as it", id)}
 	}
@@ -223,7 +227,29 @@ func (s *Session) Receive(frame []byte) Receipt {
 	if a != nil && !s.opts.Ephemeral {
 		b.dir.HeardFrom(a)
 	}
-	b.received(s, env, frame)
+	b.received(s, env, len(frame), frame)
+	r := b.submit(s, env)
+	b.metrics.Handled(time.Since(start))
+	return r
+}
+
+// ReceiveEnvelope handles one message from the agent of a link of
+// envelopes (AttachOptions.Envelopes), as Receive does a frame: it speaks
+// for the session's agent, and its agent ids are canonical.
+func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
+	b := s.b
+	start := time.Now()
+	env.Origin = canonical.Origin{}
+	if e := s.claim(env); e != nil {
+		return s.refuse(env, e)
+	}
+	if env.Trace.TraceID == "" {
+		env.Trace = s.opts.Trace
+	}
+	if a := s.bound(); a != nil {
+		b.dir.HeardFrom(a)
+	}
+	b.received(s, env, 0, nil)
 	r := b.submit(s, env)
 	b.metrics.Handled(time.Since(start))
 	return r
@@ -344,20 +370,27 @@ func spoofed(bound, claimed string) *canonical.Error {
 func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
-	codec, a := s.codec, s.agent
+	codec, dialect, a := s.codec, s.dialect, s.agent
 	s.mu.Unlock()
 	env := *o.env
-	res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
-	if err != nil {
-		return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
+	var out delivery.Outbound
+	if s.opts.Envelopes {
+		out.Env = &env
+	} else {
+		res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+		if err != nil {
+			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
+		}
+		if res.Dropped {
+			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
+			return nil, nil
+		}
+		b.lost(&env, dialect, res)
+		out.Frame = res.Output
 	}
-	if res.Dropped {
-		b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", codec.Name(), "reason", res.Losses[0].Message())
-		return nil, nil
-	}
-	b.lost(&env, codec.Name(), res)
+	out.Act, out.Final, out.Trace = env.Act, o.final, env.Trace
 	it := &delivery.Item{
-		Out:     delivery.Outbound{Frame: res.Output, Act: env.Act, Final: o.final, Trace: env.Trace},
+		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),
 		Expires: expiryOf(&env, time.Now()),
 		Force:   o.answer,
@@ -375,7 +408,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	n := noteOf(o.env)
 	then := o.sent
 	it.Sent = func() {
-		b.sent(&n, s, a, res.Output)
+		b.sent(&n, s, a, out.Frame)
 		if then != nil {
 			then()
 		}

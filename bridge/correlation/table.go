@@ -212,16 +212,16 @@ func (t *Table[R, V]) rememberLocked(token string) {
 }
 
 // TakeFor closes the open request of token if r is its requester, and
-// reports whether it did.
-func (t *Table[R, V]) TakeFor(token string, r R) bool {
+// returns it; nil when there is none.
+func (t *Table[R, V]) TakeFor(token string, r R) *Request[R, V] {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.byToken[token]
 	if p == nil || p.Requester != r {
-		return false
+		return nil
 	}
 	t.removeLocked(p, true)
-	return true
+	return p
 }
 
 // TakeReceiver closes and returns every open request sent to v.

@@ -178,13 +178,13 @@ func TestTakeFor(t *testing.T) {
 	mine, other := &requester{"mine"}, &requester{"other"}
 	p := &req{Requester: mine, Receiver: a}
 	tok, _ := tb.Open(p, time.Hour, func() {})
-	if tb.TakeFor(tok, other) || !tb.IsOpen(p) {
+	if tb.TakeFor(tok, other) != nil || !tb.IsOpen(p) {
 		t.Fatal("another requester closed the request")
 	}
-	if !tb.TakeFor(tok, mine) || tb.IsOpen(p) || a.inflight != 0 {
+	if tb.TakeFor(tok, mine) != p || tb.IsOpen(p) || a.inflight != 0 {
 		t.Fatal("the requester could not close its request")
 	}
-	if tb.TakeFor(tok, mine) {
+	if tb.TakeFor(tok, mine) != nil {
 		t.Error("closed twice")
 	}
 	if !tb.Late(&canonical.Envelope{InReplyTo: tok}) {

@@ -36,6 +36,9 @@ type Aborter interface {
 type Outbound struct {
 	// Frame is the message in the receiver's dialect. The link may keep it.
 	Frame []byte
+	// Env is the message as a canonical envelope, for a link that takes
+	// envelopes rather than frames; nil otherwise. The link may keep it.
+	Env *canonical.Envelope
 	// Act is the message's canonical act.
 	Act canonical.Act
 	// Code is the error code of an error reply, empty otherwise.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/internal/child"
 )
 
 // Supervisor runs one stdio agent until its context ends.
@@ -49,10 +50,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	wait := newBackoff(spec.BackoffMin, spec.BackoffMax)
+	wait := child.NewBackoff(spec.BackoffMin, spec.BackoffMax)
 	for restart := false; ; restart = true {
 		var ran time.Duration
-		c, err := startChild(spec)
+		c, err := child.Start(spec.Command, spec.Env, spec.Dir)
 		switch {
 		case err != nil && !restart:
 			return fmt.Errorf("stdio: agent %s: %w", spec.ID, err)
@@ -66,7 +67,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		d := wait.after(ran)
+		d := wait.After(ran)
 		s.log.Info("agent restarting", "in", d)
 		t := time.NewTimer(d)
 		select {
@@ -81,9 +82,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 // serve attaches the running child c to the bridge and carries its
 // messages until it exits or ctx ends, when it is stopped. It returns how
 // long the child ran; an error only when the bridge refused it.
-func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Duration, error) {
+func (s *Supervisor) serve(ctx context.Context, c *child.Process, restart bool) (time.Duration, error) {
 	spec := s.spec
-	l := newLink(c.stdin)
+	l := newLink(c.Stdin)
 	sess, err := s.b.Attach(l, bridge.AttachOptions{
 		Dialect: spec.Dialect,
 		AgentID: spec.ID,
@@ -91,46 +92,46 @@ func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Du
 		Remote:  "stdio:" + spec.Command[0],
 	})
 	if err != nil {
-		if serr := c.stop(l, spec.StopGrace); serr != nil {
-			s.log.Warn("agent not stopped cleanly", "pid", c.pid(), "error", serr)
+		if serr := c.Stop(l.shut, spec.StopGrace); serr != nil {
+			s.log.Warn("agent not stopped cleanly", "pid", c.Pid(), "error", serr)
 		}
-		c.closeOutput()
-		s.log.Warn("agent refused by the bridge and stopped", "pid", c.pid(), "error", err)
+		c.CloseOutput()
+		s.log.Warn("agent refused by the bridge and stopped", "pid", c.Pid(), "error", err)
 		return 0, fmt.Errorf("stdio: agent %s: attach: %w", spec.ID, err)
 	}
 	if restart {
 		s.restarts.Add(1)
 	}
-	s.log.Info("agent started", "pid", c.pid(), "command", spec.Command[0])
+	s.log.Info("agent started", "pid", c.Pid(), "command", spec.Command[0])
 	framesDone := make(chan struct{})
 	go func() {
 		defer close(framesDone)
-		s.readFrames(c.stdout, sess)
+		s.readFrames(c.Stdout, sess)
 	}()
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		s.logStderr(c.stderr, c.pid())
+		s.logStderr(c.Stderr, c.Pid())
 	}()
 
 	level := slog.LevelInfo
 	var lost error // set when the child died on its own
 	select {
 	case <-ctx.Done():
-		if err := c.stop(l, spec.StopGrace); err != nil {
-			s.log.Warn("agent not stopped cleanly", "pid", c.pid(), "error", err)
+		if err := c.Stop(l.shut, spec.StopGrace); err != nil {
+			s.log.Warn("agent not stopped cleanly", "pid", c.Pid(), "error", err)
 		}
-	case <-c.exited:
+	case <-c.Exited():
 		l.shut()
 		level = slog.LevelWarn // it was not asked to
-		lost = fmt.Errorf("the child exited: %s", c.status())
+		lost = fmt.Errorf("the child exited: %s", c.Status())
 	}
-	ran := time.Since(c.started)
+	ran := time.Since(c.Started)
 	// What the child wrote before it exited is still delivered; a process
 	// it left behind holding the pipes open is cut off after StopGrace.
 	cut := time.Now().Add(spec.StopGrace)
-	_ = c.stdout.SetReadDeadline(cut)
-	_ = c.stderr.SetReadDeadline(cut)
+	_ = c.Stdout.SetReadDeadline(cut)
+	_ = c.Stderr.SetReadDeadline(cut)
 	<-framesDone
 	<-stderrDone
 	if lost != nil {
@@ -138,7 +139,7 @@ func (s *Supervisor) serve(ctx context.Context, c *child, restart bool) (time.Du
 	} else {
 		sess.Detach()
 	}
-	c.closeOutput()
-	s.log.Log(context.Background(), level, "agent exited", "pid", c.pid(), "status", c.status(), "ran", ran.Round(time.Millisecond))
+	c.CloseOutput()
+	s.log.Log(context.Background(), level, "agent exited", "pid", c.Pid(), "status", c.Status(), "ran", ran.Round(time.Millisecond))
 	return ran, nil
 }

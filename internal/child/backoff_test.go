@@ -1,4 +1,4 @@
-package stdio
+package child
 
 import (
 	"testing"
@@ -28,23 +28,12 @@ func TestBackoff(t *testing.T) {
 			want: []time.Duration{3 * ms, 6 * ms, 10 * ms, 10 * ms}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBackoff(tc.min, tc.max)
+			b := NewBackoff(tc.min, tc.max)
 			for i, ran := range tc.ran {
-				if got := b.after(ran); got != tc.want[i] {
+				if got := b.After(ran); got != tc.want[i] {
 					t.Errorf("restart %d (ran %s): wait %s, want %s", i+1, ran, got, tc.want[i])
 				}
 			}
 		})
-	}
-}
-
-func TestSpecDefaults(t *testing.T) {
-	s := Spec{BackoffMin: time.Minute}.withDefaults()
-	if s.BackoffMin != time.Minute || s.BackoffMax != time.Minute || s.StopGrace != DefaultStopGrace || s.Logger == nil {
-		t.Errorf("defaults: %+v", s)
-	}
-	s = Spec{}.withDefaults()
-	if s.BackoffMin != DefaultBackoffMin || s.BackoffMax != DefaultBackoffMax {
-		t.Errorf("defaults: %+v", s)
 	}
 }

@@ -1,4 +1,4 @@
-package stdio
+package child
 
 import (
 	"errors"
@@ -10,19 +10,21 @@ import (
 	"time"
 )
 
-// child is one run of an agent's command, with the bridge's ends of its
-// standard input, output and error.
-type child struct {
+// Process is one run of a command, with the parent's ends of its standard
+// input, output and error.
+type Process struct {
 	cmd                   *exec.Cmd
-	stdin, stdout, stderr *os.File
-	started               time.Time
+	Stdin, Stdout, Stderr *os.File
+	Started               time.Time
 	// exited is closed when the process has exited and waitErr is set.
 	exited  chan struct{}
 	waitErr error
 }
 
-// startChild starts spec's command with its standard streams on pipes.
-func startChild(spec Spec) (*child, error) {
+// Start starts command (the program and its arguments) with its standard
+// streams on pipes, in dir (empty: the parent's), with env added to the
+// parent's environment.
+func Start(command []string, env map[string]string, dir string) (*Process, error) {
 	var files []*os.File // every pipe end, closed on failure
 	pipe := func() (r, w *os.File, err error) {
 		if r, w, err = os.Pipe(); err == nil {
@@ -30,11 +32,11 @@ func startChild(spec Spec) (*child, error) {
 		}
 		return r, w, err
 	}
-	fail := func(err error) (*child, error) {
+	fail := func(err error) (*Process, error) {
 		for _, f := range files {
 			_ = f.Close()
 		}
-		return nil, fmt.Errorf("start %s: %w", spec.Command[0], err)
+		return nil, fmt.Errorf("start %s: %w", command[0], err)
 	}
 	inR, inW, err := pipe()
 	if err != nil {
@@ -48,9 +50,9 @@ func startChild(spec Spec) (*child, error) {
 	if err != nil {
 		return fail(err)
 	}
-	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-	cmd.Env = environ(spec.Env)
-	cmd.Dir = spec.Dir
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Env = environ(env)
+	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		return fail(err)
@@ -59,7 +61,7 @@ func startChild(spec Spec) (*child, error) {
 	_ = inR.Close()
 	_ = outW.Close()
 	_ = errW.Close()
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, started: time.Now(), exited: make(chan struct{})}
+	c := &Process{cmd: cmd, Stdin: inW, Stdout: outR, Stderr: errR, Started: time.Now(), exited: make(chan struct{})}
 	go func() {
 		c.waitErr = cmd.Wait()
 		close(c.exited)
@@ -82,14 +84,18 @@ func environ(extra map[string]string) []string {
 	return env
 }
 
-// pid returns the child's process id.
-func (c *child) pid() int { return c.cmd.Process.Pid }
+// Pid returns the process id.
+func (c *Process) Pid() int { return c.cmd.Process.Pid }
 
-// stop ends the child: its standard input is closed (through l) and SIGTERM
-// sent at once, SIGKILL after grace. It returns once the process is gone,
-// with the problems met on the way.
-func (c *child) stop(l *link, grace time.Duration) error {
-	l.shut()
+// Exited is closed when the process has exited.
+func (c *Process) Exited() <-chan struct{} { return c.exited }
+
+// Stop ends the process: closeStdin closes its standard input (the caller
+// may need to interrupt its own writers first), SIGTERM is sent at once and
+// SIGKILL after grace. It returns once the process is gone, with the
+// problems met on the way.
+func (c *Process) Stop(closeStdin func(), grace time.Duration) error {
+	closeStdin()
 	var errs []error
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		errs = append(errs, fmt.Errorf("SIGTERM: %w", err))
@@ -108,17 +114,17 @@ func (c *child) stop(l *link, grace time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// status describes how the child ended.
-func (c *child) status() string {
+// Status describes how the process ended.
+func (c *Process) Status() string {
 	if c.cmd.ProcessState != nil {
 		return c.cmd.ProcessState.String()
 	}
 	return c.waitErr.Error()
 }
 
-// closeOutput closes the bridge's ends of the child's standard output and
-// error.
-func (c *child) closeOutput() {
-	_ = c.stdout.Close()
-	_ = c.stderr.Close()
+// CloseOutput closes the parent's ends of the process's standard output
+// and error.
+func (c *Process) CloseOutput() {
+	_ = c.Stdout.Close()
+	_ = c.Stderr.Close()
 }
