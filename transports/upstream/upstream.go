@@ -1,0 +1,213 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/child"
+)
+
+// Upstream keeps one MCP server connected to the bridge as an agent.
+type Upstream struct {
+	b        *bridge.Bridge
+	spec     Spec
+	log      *slog.Logger
+	restarts atomic.Int64
+}
+
+// New returns the upstream spec describes, for the bridge b.
+func New(b *bridge.Bridge, s Spec) *Upstream {
+	s = s.withDefaults()
+	return &Upstream{b: b, spec: s, log: s.Logger.With("agent", s.ID, "upstream", s.where())}
+}
+
+// Restarts returns how many times the server was started or dialled again
+// after its connection ended.
+func (u *Upstream) Restarts() int { return int(u.restarts.Load()) }
+
+// Run connects the server, declares its tools and carries the bridge's
+// requests to it until ctx ends; a connection that ends (the child exits,
+// the HTTP server stops answering) is made again after a backoff. Run
+// returns an error at once when the spec cannot work (no id, neither or both
+// of command and url), or when the bridge refuses the agent (its id is taken
+// by an agent of a dialect); nil when ctx ends.
+func (u *Upstream) Run(ctx context.Context) error {
+	switch {
+	case u.spec.ID == "":
+		return errors.New("upstream: the agent has no id")
+	case (len(u.spec.Command) == 0) == (u.spec.URL == ""):
+		return fmt.Errorf("upstream: agent %s needs one of command and url", u.spec.ID)
+	}
+	u.b.Starting(u.spec.ID)
+	wait := child.NewBackoff(u.spec.BackoffMin, u.spec.BackoffMax)
+	for first := true; ; first = false {
+		start := time.Now()
+		err := u.connect(ctx, first)
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		d := wait.After(time.Since(start))
+		u.log.Warn("upstream MCP server unreachable; connecting again", "in", d, "error", err)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		u.restarts.Add(1)
+	}
+}
+
+// refusedError is an attachment the bridge refused: retrying cannot help.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return "upstream: " + e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// connect makes one connection to the server and serves it until it ends
+// or ctx does. It returns why the connection ended.
+func (u *Upstream) connect(ctx context.Context, first bool) error {
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	lost := make(chan error, 1)
+	loseWith := func(err error) {
+		select {
+		case lost <- err:
+		default:
+		}
+	}
+	c, done, err := u.dial(runCtx, loseWith)
+	if err != nil {
+		return err
+	}
+	defer done()
+	l := newLink(u, c, loseWith)
+	c.OnNotification(l.notified)
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-bridge", Version: "1"}
+	ictx, cancel := context.WithTimeout(runCtx, u.spec.StopGrace+5*time.Second)
+	info, err := c.Initialize(ictx, init)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	tools, err := l.list(runCtx)
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	sess, err := u.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: u.spec.ID, Remote: u.spec.where(), Envelopes: true})
+	if err != nil {
+		return &refusedError{err}
+	}
+	l.attached(sess)
+	u.log.Info("upstream MCP server connected", "server", info.ServerInfo.Name, "version", info.ServerInfo.Version,
+		"protocol", info.ProtocolVersion, "tools", len(tools))
+	l.declare(tools)
+	select {
+	case <-ctx.Done():
+		sess.Detach()
+		return ctx.Err()
+	case err := <-lost:
+		sess.Lost(err)
+		return err
+	}
+}
+
+// dial starts the server (stdio) or reaches it (HTTP) and returns its
+// client, started, and what ends the connection. Problems of the
+// connection later are told to lost.
+func (u *Upstream) dial(ctx context.Context, lost func(error)) (*client.Client, func(), error) {
+	if u.spec.URL != "" {
+		t, err := transport.NewStreamableHTTP(u.spec.URL, transport.WithHTTPHeaders(u.spec.Headers),
+			transport.WithContinuousListening(), transport.WithHTTPLogger(u.log))
+		if err != nil {
+			return nil, nil, err
+		}
+		c := client.NewClient(t)
+		c.OnConnectionLost(func(err error) { lost(fmt.Errorf("the connection was lost: %w", err)) })
+		if err := c.Start(ctx); err != nil {
+			return nil, nil, err
+		}
+		go u.watch(ctx, c, lost)
+		return c, func() { _ = c.Close() }, nil
+	}
+	p, err := child.Start(u.spec.Command, u.spec.Env, u.spec.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	go u.logStderr(p)
+	c := client.NewClient(transport.NewIO(p.Stdout, p.Stdin, p.Stderr))
+	if err := c.Start(ctx); err != nil {
+		_ = p.Stop(func() { _ = p.Stdin.Close() }, u.spec.StopGrace)
+		p.CloseOutput()
+		return nil, nil, err
+	}
+	u.log.Info("upstream MCP server started", "pid", p.Pid())
+	go func() {
+		select {
+		case <-p.Exited():
+			lost(fmt.Errorf("the server exited: %s", p.Status()))
+		case <-ctx.Done():
+		}
+	}()
+	return c, func() {
+		if err := p.Stop(func() { _ = c.Close() }, u.spec.StopGrace); err != nil {
+			u.log.Warn("upstream MCP server not stopped cleanly", "pid", p.Pid(), "error", err)
+		}
+		p.CloseOutput()
+	}, nil
+}
+
+// watch pings the server every PingEvery until ctx ends; a ping it does not
+// answer in time loses the connection.
+func (u *Upstream) watch(ctx context.Context, c *client.Client, lost func(error)) {
+	t := time.NewTicker(u.spec.PingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !c.IsInitialized() {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, u.spec.PingEvery)
+		err := c.Ping(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			lost(fmt.Errorf("ping: %w", err))
+			return
+		}
+	}
+}
+
+// logStderr logs what a child writes on its standard error, a record per
+// line at debug level.
+func (u *Upstream) logStderr(p *child.Process) {
+	sc := bufio.NewScanner(p.Stderr)
+	for sc.Scan() {
+		u.log.Debug("upstream MCP server stderr", "pid", p.Pid(), "line", sc.Text())
+	}
+}
+
+// attachedSession is what a link needs of the bridge's session.
+type attachedSession interface {
+	ReceiveEnvelope(env *canonical.Envelope) bridge.Receipt
+}
