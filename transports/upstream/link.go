@@ -134,8 +134,13 @@ func (l *link) Cancel(token string) {
 	}
 }
 
-// Ping checks the server answers an MCP ping.
-func (l *link) Ping(ctx context.Context) error { return l.c.Ping(ctx) }
+// Ping checks the server answers an MCP ping (for the bridge's heartbeats;
+// on a 2026-07-28 connection mcp-go answers it without asking the server,
+// and the connection's own watch stands in).
+func (l *link) Ping(ctx context.Context) error {
+	//lint:ignore SA1019 see the doc comment
+	return l.c.Ping(ctx)
+}
 
 // notified handles a notification of the server: a changed tool list is
 // listed again and declared; a progress notification about a call goes to

@@ -134,7 +134,13 @@ func (u *Upstream) connect(ctx context.Context, first bool) error {
 // connection later are told to lost.
 func (u *Upstream) dial(ctx context.Context, lost func(error)) (*client.Client, func(), error) {
 	if u.spec.URL != "" {
+		// Continuous listening keeps the connection on a protocol
+		// version that has the standalone GET stream (where list_changed
+		// comes) and the ping; it also keeps mcp-go from adopting
+		// 2026-07-28 against a server that does not offer it
+		// (notes/mcp-libraries.md).
 		t, err := transport.NewStreamableHTTP(u.spec.URL, transport.WithHTTPHeaders(u.spec.Headers),
+			//lint:ignore SA1019 the subscriptions/listen replacement is not what the servers we reach speak yet
 			transport.WithContinuousListening(), transport.WithHTTPLogger(u.log))
 		if err != nil {
 			return nil, nil, err
@@ -189,6 +195,7 @@ func (u *Upstream) watch(ctx context.Context, c *client.Client, lost func(error)
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, u.spec.PingEvery)
+		//lint:ignore SA1019 the connection is on a legacy version (continuous listening), where ping is the liveness check
 		err := c.Ping(pctx)
 		cancel()
 		if err != nil && ctx.Err() == nil {

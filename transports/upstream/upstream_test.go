@@ -355,4 +355,3 @@ func TestHTTP(t *testing.T) {
 		t.Fatalf("add after the server came back: %+v %v", ans, err)
 	}
 }
-
