@@ -13,6 +13,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("E2E_MCP_SERVER") == "stdio" {
+		serveTestMCP()
+		return
+	}
 	dir, err := os.MkdirTemp("", "mcp-bridge-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
