@@ -77,6 +77,7 @@ func TestParseEveryKey(t *testing.T) {
 		QueueTotal:      DefaultQueueTotal,
 		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:        slog.LevelDebug,
+		MCP:             MCP{Enabled: true},
 		File:            "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 11}),
