@@ -177,6 +177,7 @@ func BenchmarkMCPCall(b *testing.B) {
 		b.StopTimer()
 		slices.Sort(rtts)
 		b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(rtts[len(rtts)*99/100].Microseconds()), "p99-µs")
 	})
 }
 
