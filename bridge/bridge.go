@@ -108,6 +108,13 @@ type Bridge struct {
 	closing  bool          // Shutdown has begun
 	stopped  chan struct{} // closed by Shutdown: background loops end
 	rr       atomic.Uint64 // round robin over agents serving an operation
+	// In a cluster (cluster.go): the peer that reaches the other
+	// instances, this instance's name, the endpoints of the agents they
+	// hold, and the requests they forwarded here.
+	peer     Peer
+	instance string
+	remotes  map[string]*remote
+	relays   *relayTable
 }
 
 // pending is an open request.

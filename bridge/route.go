@@ -34,6 +34,9 @@ func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first 
 			b.answered(p, env)
 			return Receipt{}
 		}
+		if b.relayed(a, env) {
+			return Receipt{}
+		}
 		if b.pending.Late(env) {
 			b.metrics.Late()
 			b.log.Info("late answer dropped", "sender", a.ID(), "act", env.Act, "in_reply_to", env.InReplyTo, "correlation_id", env.CorrelationID, "task_id", env.TaskID)
@@ -45,6 +48,9 @@ func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first 
 		if p := b.pending.Match(a, env, false); p != nil && (env.Receiver.Kind == canonical.AddressNone ||
 			env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID == p.Sender.ID) {
 			b.answered(p, env)
+			return Receipt{}
+		}
+		if b.relayed(a, env) {
 			return Receipt{}
 		}
 	}

@@ -50,6 +50,7 @@ type Config struct {
 	Mappings        []string // mapping files, joined to the config file's directory
 	LogLevel        slog.Level
 	MCP             MCP
+	Cluster         Cluster
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
 }

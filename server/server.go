@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -40,12 +41,14 @@ const ServePolicyFile = "server/serve.yaml"
 
 // Server is a configured bridge, ready to Run.
 type Server struct {
-	cfg    *config.Config
-	bridge *bridge.Bridge
-	face   *mcpface.Face
-	log    *slog.Logger
-	mux    *http.ServeMux
-	ready  atomic.Bool
+	cfg      *config.Config
+	bridge   *bridge.Bridge
+	face     *mcpface.Face
+	cluster  *cluster.Cluster
+	embedded *cluster.Embedded
+	log      *slog.Logger
+	mux      *http.ServeMux
+	ready    atomic.Bool
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
@@ -117,10 +120,53 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
 		}
+		if s.cluster != nil && !s.cluster.Connected() {
+			// Still ready: it serves its own agents.
+			fmt.Fprintln(w, "ready; cluster degraded: NATS is unreachable, serving this instance's agents only")
+			return
+		}
 		fmt.Fprintln(w, "ready")
 	})
+	if cfg.Cluster.Enabled() {
+		if err := s.joinCluster(cfg.Cluster, metrics); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
+
+// joinCluster starts the embedded NATS when the config asks for one, and
+// joins the cluster.
+func (s *Server) joinCluster(c config.Cluster, metrics prometheus.Registerer) error {
+	url := c.NATS
+	if c.Embedded {
+		listen := c.Listen
+		if listen == "" {
+			listen = config.DefaultClusterListen
+		}
+		e, err := cluster.StartEmbedded(listen)
+		if err != nil {
+			return err
+		}
+		s.embedded = e
+		if url == "" {
+			url = e.URL()
+		}
+	}
+	cl, err := cluster.New(s.bridge, cluster.Options{URL: url, Name: c.Name, Prefix: c.Prefix, Credentials: c.Credentials,
+		Token: c.Token, Heartbeat: c.Heartbeat, Logger: s.log, Metrics: metrics})
+	if err != nil {
+		if s.embedded != nil {
+			s.embedded.Shutdown()
+		}
+		return err
+	}
+	s.cluster = cl
+	return nil
+}
+
+// Cluster returns the server's cluster instance, nil when it runs alone.
+func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
 
 // Bridge returns the server's bridge core.
 func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
@@ -170,6 +216,12 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	_ = s.bridge.Shutdown(shutdownCtx)
 	if s.face != nil {
 		s.face.Close()
+	}
+	if s.cluster != nil {
+		s.cluster.Close()
+	}
+	if s.embedded != nil {
+		s.embedded.Shutdown()
 	}
 	<-httpDone
 	stopAgents()

@@ -10,6 +10,7 @@
 package directory
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -63,6 +64,10 @@ type Agent[E Endpoint] struct {
 	// lastSeen is when it last sent one.
 	httpOnly bool
 	lastSeen time.Time
+	// instance is the instance of a cluster that holds the agent's
+	// connection, "" for this one; since is when that connection began.
+	instance string
+	since    time.Time
 	// inflight counts requests delivered to it and not answered.
 	inflight atomic.Int32
 	// Breaker is its circuit breaker.
@@ -85,7 +90,19 @@ type Directory[E Endpoint] struct {
 	mu       sync.RWMutex
 	agents   map[string]*Agent[E]
 	watchers watchers
+	self     string // this instance's name in a cluster, "" alone
 }
+
+// SetInstance names this instance of a cluster: Info says which instance
+// holds each agent.
+func (d *Directory[E]) SetInstance(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.self = name
+}
+
+// Remote reports whether another instance of a cluster holds a.
+func (a *Agent[E]) Remote() bool { return a.instance != "" }
 
 // New returns an empty directory.
 func New[E Endpoint]() *Directory[E] {
@@ -103,7 +120,7 @@ func (d *Directory[E]) Declare(s Spec) {
 	for _, t := range s.Subscribe {
 		a.topics[t] = true
 	}
-	info := a.infoLocked()
+	info := a.infoLocked(d.self)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -166,9 +183,17 @@ type BindOptions struct {
 	// Ephemeral marks a connection that lives for one exchange (an HTTP
 	// request): it speaks for the agent, but does not deliver to it.
 	Ephemeral bool
-	// Now is the time of the binding, for agents known only from HTTP.
+	// Now is the time of the binding: when the connection began.
 	Now time.Time
+	// Instance is the instance of a cluster that holds the connection, ""
+	// for this one; Transport, for a connection another instance holds,
+	// is how it is connected there.
+	Instance, Transport string
 }
+
+// ErrOlder refuses to bind a connection another instance holds to an agent
+// whose current connection is newer: the newer connection wins.
+var ErrOlder = errors.New("the agent has a newer connection")
 
 // Bind makes ep speak for the agent id, checking the token and dialect the
 // agent was declared with, and creating its record if it has none. Unless
@@ -196,12 +221,55 @@ func (d *Directory[E]) Bind(id string, ep E, o BindOptions) (a *Agent[E], old E,
 		a.lastSeen = o.Now
 		return a, old, nil
 	}
+	var none E
+	if o.Instance != "" && a.endpoint != none && a.since.After(o.Now) {
+		return a, old, ErrOlder
+	}
 	old = a.endpoint
 	a.endpoint = ep
 	a.transport = ep.Transport()
+	if o.Transport != "" {
+		a.transport = o.Transport
+	}
+	a.instance, a.since = o.Instance, o.Now
 	a.httpOnly = false
 	a.timeouts, a.missed = 0, 0
 	return a, old, nil
+}
+
+// Mirror sets the tools and topics of an agent another instance holds, as
+// that instance says they are, and tells the watchers when they changed.
+func (d *Directory[E]) Mirror(a *Agent[E], tools []canonical.Tool, topics []string) {
+	d.mu.Lock()
+	same := slices.EqualFunc(a.tools, tools, func(x, y canonical.Tool) bool { return x == y }) && len(a.topics) == len(topics)
+	for _, t := range topics {
+		same = same && a.topics[t]
+	}
+	if same {
+		d.mu.Unlock()
+		return
+	}
+	a.tools = slices.Clone(tools)
+	a.topics = make(map[string]bool, len(topics))
+	for _, t := range topics {
+		a.topics[t] = true
+	}
+	info := a.infoLocked(d.self)
+	d.mu.Unlock()
+	d.watchers.tell(Change{Kind: Declared, Agent: info})
+}
+
+// HeldBy returns the agents the instance holds.
+func (d *Directory[E]) HeldBy(instance string) []*Agent[E] {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var out []*Agent[E]
+	for _, a := range d.agents {
+		if a.instance == instance && instance != "" {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Unbind ends ep's delivery for a, if ep still delivers for it, and reports
@@ -226,7 +294,7 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 	for id, a := range d.agents {
 		var none E
 		if a.httpOnly && a.endpoint == none && a.lastSeen.Before(before) && a.inflight.Load() == 0 {
-			gone = append(gone, a.infoLocked())
+			gone = append(gone, a.infoLocked(d.self))
 			delete(d.agents, id)
 		}
 	}
@@ -247,7 +315,7 @@ func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	for _, t := range caps.Topics {
 		a.topics[t] = true
 	}
-	info := a.infoLocked()
+	info := a.infoLocked(d.self)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }

@@ -28,6 +28,11 @@ type Info struct {
 	LastSeen *time.Time `json:"last_seen,omitempty"`
 	// Connected is set while an endpoint delivers to it.
 	Connected bool `json:"connected"`
+	// Instance is the instance of a cluster that holds its connection
+	// (absent when the bridge is not in a cluster).
+	Instance string `json:"instance,omitempty"`
+	// Since is when its connection began.
+	Since *time.Time `json:"since,omitempty"`
 }
 
 // Tool is one tool of one agent.
@@ -76,10 +81,18 @@ func ToolsFromNames(names []string) []canonical.Tool {
 }
 
 // infoLocked describes a; the directory's lock is held.
-func (a *Agent[E]) infoLocked() Info {
+func (a *Agent[E]) infoLocked(self string) Info {
 	var none E
 	in := Info{ID: a.id, Dialect: a.dialect, Transport: a.transport, Status: a.status,
-		Capabilities: []string{}, Tools: []Tool{}, Topics: []string{}, HTTPOnly: a.httpOnly, Connected: a.endpoint != none}
+		Capabilities: []string{}, Tools: []Tool{}, Topics: []string{}, HTTPOnly: a.httpOnly, Connected: a.endpoint != none,
+		Instance: a.instance}
+	if in.Instance == "" {
+		in.Instance = self
+	}
+	if in.Connected && !a.since.IsZero() {
+		since := a.since
+		in.Since = &since
+	}
 	if in.Status == StatusReady && a.inflight.Load() > 0 {
 		in.Status = StatusBusy
 	}
@@ -120,7 +133,7 @@ func (d *Directory[E]) Agents(capability string) []Info {
 		if capability != "" && !a.Serves(capability) {
 			continue
 		}
-		out = append(out, a.infoLocked())
+		out = append(out, a.infoLocked(d.self))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -134,7 +147,7 @@ func (d *Directory[E]) Agent(id string) (Info, bool) {
 	if a == nil {
 		return Info{}, false
 	}
-	return a.infoLocked(), true
+	return a.infoLocked(d.self), true
 }
 
 // Tools returns the tools of every agent that can be reached now (it is
@@ -149,7 +162,7 @@ func (d *Directory[E]) Tools(all bool) []Tool {
 		if !all && (a.endpoint == none || !reachable(a.status)) {
 			continue
 		}
-		out = append(out, a.infoLocked().Tools...)
+		out = append(out, a.infoLocked(d.self).Tools...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Agent != out[j].Agent {

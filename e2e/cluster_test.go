@@ -1,0 +1,308 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/cluster"
+	"github.com/mcp-bridge/mcp-bridge/config"
+)
+
+// clusterBeat is the instances' heartbeat in these tests: an instance that
+// misses three is gone.
+const clusterBeat = 100 * time.Millisecond
+
+// startNATS runs a NATS server for the test on a free loopback port.
+func startNATS(t *testing.T) *cluster.Embedded {
+	t.Helper()
+	e, err := cluster.StartEmbedded("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Shutdown)
+	return e
+}
+
+// startInstances runs one bridge per name, joined into one cluster on the
+// NATS at url.
+func startInstances(t *testing.T, url string, names ...string) map[string]*harness {
+	t.Helper()
+	out := map[string]*harness{}
+	for _, name := range names {
+		cfg := config.Default()
+		cfg.Cluster = config.Cluster{NATS: url, Name: name, Heartbeat: clusterBeat}
+		out[name] = start(t, cfg)
+	}
+	return out
+}
+
+// awaitAgent waits until h lists the agent id, held by instance, as status.
+func (h *harness) awaitAgent(id, instance string, status bridge.Status) bridge.AgentInfo {
+	h.t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		for _, a := range h.srv.Bridge().Agents("") {
+			if a.ID == id && a.Instance == instance && a.Status == status {
+				return a
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatalf("%s never listed %s on %s as %s: %+v", h.srv.Bridge().Instance(), id, instance, status, h.srv.Bridge().Agents(""))
+	return bridge.AgentInfo{}
+}
+
+// TestClusterPairs: for every ordered pair of dialects, a requester on
+// instance a and a responder on instance b or c (in turn): the request
+// crosses instances, is translated, and its answer comes back correlated in
+// the requester's dialect.
+func TestClusterPairs(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b", "c")
+	a := hs["a"]
+	for i, d := range dialectNames {
+		holder := []string{"b", "c"}[i%2]
+		hs[holder].runAgent(d, responder(d))
+		a.awaitAgent(responder(d), holder, bridge.StatusReady)
+	}
+	for _, from := range dialectNames {
+		c := a.dial(from, requester(from))
+		for _, to := range dialectNames {
+			t.Run(from+"->"+to, func(t *testing.T) {
+				c.t = t
+				id := fmt.Sprintf("x-%s-%s", from, to)
+				c.send(c.encode(request(from, responder(to), "add", `{"a":2,"b":40}`, id)))
+				reply := answerOf(c)
+				if got, want := correlationOf(from, reply), spellFor(from, id); got != want {
+					t.Errorf("answers %q, want %q", got, want)
+				}
+				if reply.Act != canonical.ActResult || !strings.Contains(string(reply.Result), "42") {
+					t.Errorf("%s %s %+v", reply.Act, reply.Result, reply.Error)
+				}
+			})
+		}
+	}
+}
+
+// TestClusterDirectory: every instance lists every agent with the instance
+// that holds it; capability routing, topics and broadcast cross instances,
+// each subscriber getting an event once; the MCP face of one instance lists
+// and calls the tools of agents the others hold.
+func TestClusterDirectory(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b", "c")
+	hs["b"].runAgent("swarm", "swarm-agent", func(o *agent.Options) { o.Tools = []string{"debug_code", "add"} })
+	hs["c"].runAgent("fuse", "fuse-agent", func(o *agent.Options) { o.Tools = []string{"add"} })
+	for _, h := range hs {
+		h.awaitAgent("swarm-agent", "b", bridge.StatusReady)
+		h.awaitAgent("fuse-agent", "c", bridge.StatusReady)
+	}
+	resp, err := http.Get(hs["a"].httpURL() + "/v1/agents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"instance": "c"`) || !strings.Contains(string(body), `"id": "fuse-agent"`) {
+		t.Errorf("/v1/agents on a:\n%s", body)
+	}
+
+	// By capability: a request naming no receiver, from a, served on b.
+	req := hs["a"].dial("collab", "collab-req")
+	env := request("collab", "", "debug_code", `{"code_to_debug":"x","programming_language":"python"}`, "cap-1")
+	env.Receiver = canonical.Address{}
+	req.send(req.encode(env))
+	if r := answerOf(req); r.Act != canonical.ActResult || r.Sender.ID != "swarm-agent" {
+		t.Errorf("by capability: %s from %s", r.Act, r.Sender.ID)
+	}
+
+	// Topics and broadcast: subscribers on b and c, the publisher on a.
+	subB := hs["b"].dial("collab", "sub-b")
+	subC := hs["c"].dial("collab", "sub-c")
+	subB.subscribeAs("news")
+	subC.subscribeAs("news")
+	hs["a"].awaitTopic("sub-c", "news")
+	hs["a"].awaitTopic("sub-b", "news")
+	pub := hs["a"].dial("swarm", "pub-a")
+	pub.send(pub.encode(&canonical.Envelope{Act: canonical.ActEvent, ID: "ev-1", Sender: canonical.Party{ID: "pub-a"},
+		Receiver: canonical.Address{Kind: canonical.AddressTopic, ID: "news"}, Operation: canonical.Operation{Name: "headline"},
+		Arguments: `{"text":"across instances"}`}))
+	for _, sub := range []*client{subB, subC} {
+		got := sub.decode(sub.recv())
+		if got.Act != canonical.ActEvent || !strings.Contains(string(got.Arguments), "across instances") {
+			t.Errorf("%s got %s %s", sub.id, got.Act, got.Arguments)
+		}
+		sub.expectNothing(200 * time.Millisecond)
+	}
+
+	// The MCP face of a: the tools of b's and c's agents.
+	m := hs["a"].mcpConnect(t, "2025-11-25", nil, nil)
+	tools := m.tools()
+	if tools["swarm-agent__add"] == nil || tools["fuse-agent__add"] == nil {
+		t.Fatalf("a's MCP face lists %v", keys(tools))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if res := m.call(ctx, "fuse-agent__add", map[string]any{"a": 1, "b": 2}, false); res.IsError || !strings.Contains(text(res), `"sum":3`) {
+		t.Errorf("fuse-agent__add through a: %s", text(res))
+	}
+	// list_changed on a when an agent comes on b.
+	drain(m.changed)
+	hs["b"].runAgent("elizaacl", "late-agent")
+	m.awaitChanged("an agent came on another instance")
+}
+
+// subscribeAs subscribes the collab client, as its own id, to topic.
+func (c *client) subscribeAs(topic string) {
+	c.t.Helper()
+	req := request("collab", "mcp-bridge", "subscribe", `{"topic":"`+topic+`"}`, "sub-"+c.id)
+	req.Sender.ID = c.id
+	c.send(c.encode(req))
+	if reply := c.decode(c.recv()); reply.Act != canonical.ActResult {
+		c.t.Fatalf("%s subscribe answered %s %+v", c.id, reply.Act, reply.Error)
+	}
+}
+
+// awaitTopic waits until h lists the agent id as subscribed to topic.
+func (h *harness) awaitTopic(id, topic string) {
+	h.t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		for _, a := range h.srv.Bridge().Agents("") {
+			for _, tp := range a.Topics {
+				if a.ID == id && tp == topic {
+					return
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatalf("%s never listed %s on %s", h.srv.Bridge().Instance(), id, topic)
+}
+
+// expectNothing fails the test if the client gets a message within d.
+func (c *client) expectNothing(d time.Duration) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if _, b, err := c.c.Read(ctx); err == nil {
+		c.t.Errorf("%s got an unexpected message: %s", c.id, b)
+	}
+}
+
+// TestClusterInstanceGone: an instance that stops takes its agents with it:
+// UNAVAILABLE on the others, a request in flight to one answered
+// unavailable; the agent reconnects to another instance and is reachable
+// again from everywhere.
+func TestClusterInstanceGone(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b", "c")
+	stop := hs["b"].runStoppable("swarm", "mover")
+	hs["a"].awaitAgent("mover", "b", bridge.StatusReady)
+	req := hs["a"].dial("collab", "collab-req")
+	req.send(req.encode(request("collab", "mover", "sleep", `{"ms":60000}`, "slow-1")))
+	hs["a"].awaitPending(1)
+	// b goes away without its agents' answers.
+	hs["b"].stop()
+	stop()
+	reply := answerOf(req)
+	if reply.Error == nil || reply.Error.Code != canonical.ErrUnavailable {
+		t.Fatalf("the request in flight: %s %+v", reply.Act, reply.Error)
+	}
+	hs["a"].awaitAgent("mover", "b", bridge.StatusUnavailable)
+	// It reconnects to c.
+	hs["c"].runAgent("swarm", "mover")
+	hs["a"].awaitAgent("mover", "c", bridge.StatusReady)
+	req.send(req.encode(request("collab", "mover", "add", `{"a":1,"b":1}`, "back-1")))
+	if r := answerOf(req); r.Act != canonical.ActResult || !strings.Contains(string(r.Result), "2") {
+		t.Errorf("after the move: %s %s", r.Act, r.Result)
+	}
+}
+
+// TestClusterNewerWins: an agent id connected on two instances: the newer
+// connection receives its messages, as on one bridge.
+func TestClusterNewerWins(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b", "c")
+	old := hs["a"].dial("swarm", "twin")
+	hs["c"].awaitAgent("twin", "a", bridge.StatusReady)
+	time.Sleep(10 * time.Millisecond) // a connection that is newer by the clock
+	newer := hs["b"].dial("swarm", "twin")
+	for _, h := range hs {
+		h.awaitAgent("twin", "b", bridge.StatusReady)
+	}
+	req := hs["c"].dial("swarm", "swarm-req")
+	req.send(req.encode(&canonical.Envelope{Act: canonical.ActEvent, ID: "to-twin", Sender: canonical.Party{ID: "swarm-req"},
+		Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "twin"}, Operation: canonical.Operation{Name: "ping"}, Arguments: `{}`}))
+	if got := newer.decode(newer.recv()); got.ID != "to-twin" {
+		t.Errorf("the newer connection got %+v", got)
+	}
+	old.expectNothing(200 * time.Millisecond)
+}
+
+// TestClusterNATSOutage: while NATS is down each instance serves its own
+// agents and says so; when it is back they rejoin.
+func TestClusterNATSOutage(t *testing.T) {
+	n, err := cluster.StartEmbedded("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := n.URL()
+	hs := startInstances(t, url, "a", "b")
+	hs["a"].runAgent("swarm", "local-a")
+	hs["b"].runAgent("swarm", "local-b")
+	hs["a"].awaitAgent("local-b", "b", bridge.StatusReady)
+	n.Shutdown()
+	hs["a"].awaitAgent("local-b", "b", bridge.StatusUnavailable)
+	if body := get(t, hs["a"].httpURL()+"/readyz"); !strings.Contains(body, "cluster degraded") {
+		t.Errorf("/readyz while NATS is down: %q", body)
+	}
+	if v := hs["a"].metric("bridge_cluster_connected"); v != 0 {
+		t.Errorf("bridge_cluster_connected %v while NATS is down", v)
+	}
+	// Local traffic goes on.
+	req := hs["a"].dial("collab", "collab-req")
+	req.send(req.encode(request("collab", "local-a", "add", `{"a":1,"b":2}`, "local-1")))
+	if r := answerOf(req); r.Act != canonical.ActResult {
+		t.Errorf("local request during the outage: %s %+v", r.Act, r.Error)
+	}
+	// A remote one is refused at once, not lost.
+	req.send(req.encode(request("collab", "local-b", "add", `{"a":1,"b":2}`, "remote-1")))
+	if r := answerOf(req); r.Error == nil || r.Error.Code != canonical.ErrUnavailable {
+		t.Errorf("remote request during the outage: %s %+v", r.Act, r.Error)
+	}
+	// NATS comes back on the same address.
+	host := strings.TrimPrefix(url, "nats://")
+	n2, err := cluster.StartEmbedded(host)
+	if err != nil {
+		t.Skipf("cannot restart NATS on %s: %v", host, err)
+	}
+	t.Cleanup(n2.Shutdown)
+	hs["a"].awaitAgent("local-b", "b", bridge.StatusReady)
+	if body := get(t, hs["a"].httpURL()+"/readyz"); strings.TrimSpace(body) != "ready" {
+		t.Errorf("/readyz after NATS is back: %q", body)
+	}
+	req.send(req.encode(request("collab", "local-b", "add", `{"a":1,"b":2}`, "remote-2")))
+	if r := answerOf(req); r.Act != canonical.ActResult {
+		t.Errorf("remote request after the outage: %s %+v", r.Act, r.Error)
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
