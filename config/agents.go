@@ -8,7 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const agentKeys = "id, dialect, token, tools, subscribe, url, webhook, command, env, dir, restart_backoff"
+const agentKeys = "id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff"
 
 // agents reads the agents list, refusing duplicate ids and the bridge's own.
 func (d *decoder) agents(n *yaml.Node, bridgeID string) []Agent {
@@ -68,10 +68,10 @@ func (d *decoder) agent(n *yaml.Node, key string) (Agent, int) {
 		case "token":
 			a.Token, _ = d.scalar(v, at, "a token (a non-empty string)")
 		case "tools":
-			a.Tools = d.words(v, at, "operation name")
+			a.Tools = d.tools(v, at)
 		case "subscribe":
 			a.Subscribe = d.words(v, at, "topic")
-		case "url", "webhook", "command":
+		case "url", "webhook", "command", "mcp":
 			if reach != nil {
 				d.fail(k.Line, at, "two ways to reach one agent: %s (line %d) and %s; give at most one", reach.Value, reach.Line, k.Value)
 				return
@@ -87,7 +87,12 @@ func (d *decoder) agent(n *yaml.Node, key string) (Agent, int) {
 	if idLine == 0 {
 		d.fail(n.Line, key+".id", "missing: every agent has an id")
 	}
-	if !hasDialect {
+	switch {
+	case a.Reach == ReachMCP && hasDialect:
+		d.fail(a.DialectLine, key+".dialect", "an MCP server (mcp:) speaks MCP: it has no dialect")
+	case a.Reach == ReachMCP:
+		a.Dialect = MCPDialect
+	case !hasDialect:
 		d.fail(n.Line, key+".dialect", "missing: every agent has a dialect (known: %s)", d.known())
 	}
 	if a.Reach == ReachStdio {
@@ -108,8 +113,8 @@ func (d *decoder) agent(n *yaml.Node, key string) (Agent, int) {
 		}
 	}
 	if kv, ok := later["restart_backoff"]; ok {
-		if a.Reach != ReachStdio && a.Reach != ReachWebSocket {
-			d.fail(kv[0].Line, key+".restart_backoff", "only with command or url: how long to wait before restarting or redialling the agent")
+		if a.Reach != ReachStdio && a.Reach != ReachWebSocket && a.Reach != ReachMCP {
+			d.fail(kv[0].Line, key+".restart_backoff", "only with command, url or mcp: how long to wait before restarting or redialling the agent")
 		} else {
 			d.backoff(&a, kv[1], key+".restart_backoff")
 		}
@@ -129,7 +134,70 @@ func (d *decoder) reach(a *Agent, how string, v *yaml.Node, at string) {
 	case "command":
 		a.Reach = ReachStdio
 		a.Command = d.command(v, at)
+	case "mcp":
+		a.Reach = ReachMCP
+		a.MCP = d.mcpServer(v, at)
 	}
+}
+
+const mcpServerKeys = "command, url, headers, env, dir"
+
+// mcpServer reads how to reach an MCP server agent: a command to run on
+// stdio (with env and dir), or a streamable HTTP url (with headers).
+func (d *decoder) mcpServer(n *yaml.Node, at string) MCPServer {
+	m := MCPServer{Dir: d.dir}
+	if !d.mapping(n, at, mcpServerKeys) {
+		return m
+	}
+	var first *yaml.Node
+	both := func(k *yaml.Node) bool {
+		if first != nil {
+			d.fail(k.Line, at+"."+k.Value, "two ways to reach one MCP server: %s (line %d) and %s; give one", first.Value, first.Line, k.Value)
+			return true
+		}
+		first = k
+		return false
+	}
+	var stdioOnly, httpOnly []*yaml.Node
+	d.pairs(at+".", n, func(k, v *yaml.Node) {
+		kat := at + "." + k.Value
+		switch k.Value {
+		case "command":
+			if !both(k) {
+				m.Command = d.command(v, kat)
+			}
+		case "url":
+			if !both(k) {
+				m.URL = d.url(v, kat, "an HTTP URL of a streamable HTTP MCP endpoint (http:// or https://)", "http", "https")
+			}
+		case "headers":
+			httpOnly = append(httpOnly, k)
+			m.Headers = d.env(v, kat)
+		case "env":
+			stdioOnly = append(stdioOnly, k)
+			m.Env = d.env(v, kat)
+		case "dir":
+			stdioOnly = append(stdioOnly, k)
+			if s, ok := d.scalar(v, kat, "a directory"); ok {
+				m.Dir = d.path(s)
+			}
+		default:
+			d.fail(k.Line, kat, "unknown key (want %s)", mcpServerKeys)
+		}
+	})
+	switch {
+	case first == nil:
+		d.fail(n.Line, at, "says neither command (a server on stdio) nor url (streamable HTTP)")
+	case m.URL != "" || first.Value == "url":
+		for _, k := range stdioOnly {
+			d.fail(k.Line, at+"."+k.Value, "only with command: a server the bridge runs")
+		}
+	default:
+		for _, k := range httpOnly {
+			d.fail(k.Line, at+"."+k.Value, "only with url: a server over HTTP")
+		}
+	}
+	return m
 }
 
 func (d *decoder) url(v *yaml.Node, at, what string, schemes ...string) string {
@@ -183,7 +251,12 @@ func (d *decoder) env(n *yaml.Node, at string) map[string]string {
 			d.fail(v.Line, vat, `must be a value (write "" for an empty one)`)
 			return
 		}
-		out[k.Value] = v.Value
+		val, problem := expandEnv(v.Value)
+		if problem != "" {
+			d.fail(v.Line, vat, "%s", problem)
+			return
+		}
+		out[k.Value] = val
 	})
 	return out
 }

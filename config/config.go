@@ -49,18 +49,31 @@ type Config struct {
 	QueueTotal      int      // bound of all outbound queues together
 	Mappings        []string // mapping files, joined to the config file's directory
 	LogLevel        slog.Level
+	HTTP            HTTP
 	MCP             MCP
 	Cluster         Cluster
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
 }
 
+// HTTP configures the HTTP API (http:).
+type HTTP struct {
+	// ForgetAfter is how long an agent known only from the requests it
+	// POSTed stays listed after its last one; 0 keeps it for ever.
+	ForgetAfter time.Duration
+}
+
+// DefaultForgetAfter is how long an HTTP-only agent is remembered.
+const DefaultForgetAfter = 10 * time.Minute
+
 // Agent is one agent the config names: its id, dialect and how the bridge
 // reaches it.
 type Agent struct {
 	ID, Dialect, Token string
-	Tools, Subscribe   []string
+	Tools              []Tool // what it serves, as the config declares it
+	Subscribe          []string
 	Reach              Reach
+	MCP                MCPServer         // for ReachMCP
 	URL                string            // for ReachWebSocket or ReachWebhook
 	Command            []string          // for ReachStdio: the program and its arguments
 	Env                map[string]string // for ReachStdio: added to the bridge's environment
@@ -80,7 +93,22 @@ const (
 	ReachWebSocket              // the bridge dials the agent's WebSocket URL
 	ReachWebhook                // the bridge POSTs messages to the agent's URL
 	ReachStdio                  // the bridge runs the agent as a child on stdin/stdout
+	ReachMCP                    // the agent is an MCP server; the bridge is its client
 )
+
+// MCPDialect is the dialect label of an agent that is an MCP server.
+const MCPDialect = "mcp"
+
+// MCPServer says how to reach an MCP server that is an agent: a command run
+// as a child on stdio (with Env and Dir), or a streamable HTTP URL (with
+// Headers).
+type MCPServer struct {
+	Command []string
+	Env     map[string]string
+	Dir     string
+	URL     string
+	Headers map[string]string
+}
 
 func (r Reach) String() string {
 	switch r {
@@ -92,6 +120,8 @@ func (r Reach) String() string {
 		return "webhook"
 	case ReachStdio:
 		return "stdio"
+	case ReachMCP:
+		return "mcp"
 	}
 	return fmt.Sprintf("Reach(%d)", uint8(r))
 }
@@ -113,7 +143,7 @@ func Parse(name string, data []byte, dialects []string) (*Config, error) {
 func (c *Config) CheckDialects(known []string) error {
 	var errs Errors
 	for i, a := range c.Agents {
-		if !slices.Contains(known, a.Dialect) {
+		if a.Reach != ReachMCP && !slices.Contains(known, a.Dialect) {
 			names := slices.Sorted(slices.Values(known))
 			errs = append(errs, &Error{File: c.File, Line: a.DialectLine, Key: fmt.Sprintf("agents[%d].dialect", i),
 				Msg: fmt.Sprintf("unknown dialect %q (known: %s)", a.Dialect, strings.Join(names, ", "))})

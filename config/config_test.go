@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -23,6 +24,24 @@ validate: decode
 mappings: [site.yaml, ../shared/team.yaml, /opt/maps/global.yaml]
 log:
   level: debug
+http:
+  forget_after: 5m
+mcp:
+  stateless: true
+  tool_names: bare
+  expose: {allow: ["*"], deny: ["HOOK"]}
+  tokens:
+    - token: t-all
+    - token: t-eddy
+      agents: [Eddy]
+  call_timeout: 45s
+  sender: ide
+cluster:
+  nats: nats://nats.internal:4222
+  name: gw-1
+  prefix: team-a
+  credentials: gw.creds
+  heartbeat: 5s
 agents:
   - id: Eddy
     dialect: elizaacl
@@ -77,17 +96,20 @@ func TestParseEveryKey(t *testing.T) {
 		QueueTotal:      DefaultQueueTotal,
 		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:        slog.LevelDebug,
-		MCP:             MCP{Enabled: true},
-		File:            "/etc/bridge/serve.yaml",
+		HTTP:            HTTP{ForgetAfter: 5 * time.Minute},
+		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
+			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
+		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
+		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
-			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 11}),
-			{ID: "JULES", Dialect: "swarm", Tools: []string{"debug_code", "lint"}, Reach: ReachWebSocket,
-				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 15},
-			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 20}),
+			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 29}),
+			{ID: "JULES", Dialect: "swarm", Tools: Named("debug_code", "lint"), Reach: ReachWebSocket,
+				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 33},
+			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 38}),
 			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
 				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
-				BackoffMax: time.Minute, Line: 23}),
-			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 29}),
+				BackoffMax: time.Minute, Line: 41}),
+			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 47}),
 		},
 	}
 	for i := range c.Agents {
@@ -135,7 +157,7 @@ func TestValues(t *testing.T) {
 		{"request_timeout: 2m", func(c *Config) any { return c.RequestTimeout }, 2 * time.Minute},
 		{"write_timeout: 1.5s", func(c *Config) any { return c.WriteTimeout }, 1500 * time.Millisecond},
 		{"listen: '[::1]:0'", func(c *Config) any { return c.Listen }, "[::1]:0"},
-		{"listen: :7300", func(c *Config) any { return c.Listen }, ":7300"},
+		{"listen: :7300\nmcp: {enabled: false}", func(c *Config) any { return c.Listen }, ":7300"},
 		{"log: {level: warn}", func(c *Config) any { return c.LogLevel }, slog.LevelWarn},
 		{"log: {level: error}", func(c *Config) any { return c.LogLevel }, slog.LevelError},
 		{"log: {level: info}", func(c *Config) any { return c.LogLevel }, slog.LevelInfo},
@@ -146,8 +168,24 @@ func TestValues(t *testing.T) {
 		{"agents: [{id: A, dialect: swarm}]", func(c *Config) any { return c.Agents[0].Reach }, ReachInbound},
 		{"agents: [{id: A, dialect: swarm, command: [a], dir: /srv/a}]", func(c *Config) any { return c.Agents[0].Dir }, "/srv/a"},
 		{"agents: [{id: A, dialect: swarm, url: ws://h/, restart_backoff: {min: 1s, max: 1s}}]", func(c *Config) any { return c.Agents[0].BackoffMax }, time.Second},
-		{"agents:\n  - {id: A, dialect: swarm, tools: &t [a, b]}\n  - {id: B, dialect: swarm, tools: *t}", func(c *Config) any { return c.Agents[1].Tools }, []string{"a", "b"}},
+		{"agents:\n  - {id: A, dialect: swarm, tools: &t [a, b]}\n  - {id: B, dialect: swarm, tools: *t}", func(c *Config) any { return ToolNames(c.Agents[1].Tools) }, []string{"a", "b"}},
+		{"agents:\n  - id: A\n    dialect: swarm\n    tools:\n      - name: s\n        description: Scores.\n        input_schema: {type: object, properties: {text: {type: string}}}",
+			func(c *Config) any { t := c.Agents[0].Tools[0]; return t.Description + " " + string(t.InputSchema) },
+			`Scores. {"properties":{"text":{"type":"string"}},"type":"object"}`},
+		{"agents:\n  - id: M\n    mcp: {url: 'http://h/mcp', headers: {Authorization: 'Bearer ${MCP_BRIDGE_TEST_TOKEN}'}}",
+			func(c *Config) any {
+				a := c.Agents[0]
+				return a.Dialect + " " + a.Reach.String() + " " + a.MCP.Headers["Authorization"]
+			}, "mcp mcp Bearer t0k$n"},
+		{"mcp: {tool_names: bare, tokens: [{token: a, agents: [x]}], expose: {deny: ['x:*']}, call_timeout: 5s}",
+			func(c *Config) any {
+				m := c.MCP
+				return fmt.Sprintf("%s %v %v %v", m.ToolNames, m.Tokens, m.Deny, m.CallTimeout)
+			}, "bare [{a [x]}] [x:*] 5s"},
+		{"cluster: {nats: 'nats://h:4222', name: a, heartbeat: 1s}", func(c *Config) any { return fmt.Sprint(c.Cluster.NATS, c.Cluster.Name, c.Cluster.Heartbeat) }, "nats://h:4222a1s"},
+		{"bridge_id: 'a$$b'", func(c *Config) any { return c.BridgeID }, "a$b"},
 	}
+	t.Setenv("MCP_BRIDGE_TEST_TOKEN", "t0k$n")
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
 			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)

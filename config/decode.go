@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,11 +33,11 @@ func (d *decoder) fail(line int, key, format string, args ...any) {
 // sorted returns the problems in line order, those of one line in the
 // order found.
 func (d *decoder) sorted() Errors {
-	sort.SliceStable(d.errs, func(i, j int) bool { return d.errs[i].Line < d.errs[j].Line })
+	d.errs.Sort()
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, agents"
+const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, cluster, agents"
 
 func (d *decoder) decode(data []byte) *Config {
 	c := &Config{
@@ -56,7 +55,8 @@ func (d *decoder) decode(data []byte) *Config {
 		QueuePerAgent:   DefaultQueuePerAgent,
 		QueueTotal:      DefaultQueueTotal,
 		LogLevel:        slog.LevelInfo,
-		MCP:             MCP{Enabled: true},
+		MCP:             DefaultMCP,
+		HTTP:            HTTP{ForgetAfter: DefaultForgetAfter},
 		File:            d.file,
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -139,6 +139,12 @@ func (d *decoder) decode(data []byte) *Config {
 			c.Mappings = d.mappings(v)
 		case "log":
 			d.log(v, c)
+		case "http":
+			d.http(v, c)
+		case "mcp":
+			d.mcp(v, c)
+		case "cluster":
+			d.cluster(v, c)
 		case "agents":
 			agents = v
 		default:
@@ -149,7 +155,24 @@ func (d *decoder) decode(data []byte) *Config {
 	if agents != nil {
 		c.Agents = d.agents(agents, c.BridgeID)
 	}
+	if c.MCP.Enabled && len(c.MCP.Tokens) == 0 && !Loopback(c.Listen) {
+		line, key := c.MCP.Line, "mcp.tokens"
+		if line == 0 {
+			line, key = d.line("listen", root), "listen"
+		}
+		d.fail(line, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens, or mcp.enabled: false", c.Listen)
+	}
 	return c
+}
+
+// line returns the line of the top-level key in root, or 1.
+func (d *decoder) line(key string, root *yaml.Node) int {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key {
+			return root.Content[i].Line
+		}
+	}
+	return 1
 }
 
 func (d *decoder) mappings(n *yaml.Node) []string {
@@ -280,14 +303,39 @@ func (d *decoder) mapping(n *yaml.Node, key, keys string) bool {
 	return true
 }
 
-// scalar returns n's text, failing when n is not a non-empty scalar.
+// scalar returns n's text, with ${VAR} replaced by the environment,
+// failing when n is not a non-empty scalar.
 func (d *decoder) scalar(n *yaml.Node, key, what string) (string, bool) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.Value == "" || n.Tag == "!!null" {
 		d.fail(n.Line, key, "must be %s", what)
 		return "", false
 	}
-	return n.Value, true
+	s, problem := expandEnv(n.Value)
+	if problem != "" {
+		d.fail(n.Line, key, "%s", problem)
+		return "", false
+	}
+	return s, true
+}
+
+// http reads the http section.
+func (d *decoder) http(n *yaml.Node, c *Config) {
+	if !d.mapping(n, "http", "forget_after") {
+		return
+	}
+	d.pairs("http.", n, func(k, v *yaml.Node) {
+		switch k.Value {
+		case "forget_after":
+			if s, ok := d.scalar(v, "http.forget_after", "a duration (10m), or 0 for never"); ok && s == "0" {
+				c.HTTP.ForgetAfter = 0
+				return
+			}
+			d.duration(v, "http.forget_after", &c.HTTP.ForgetAfter)
+		default:
+			d.fail(k.Line, "http."+k.Value, "unknown key (want forget_after)")
+		}
+	})
 }
 
 // words reads a list of non-empty, distinct strings.

@@ -89,7 +89,7 @@ func TestWebhook(t *testing.T) {
 	}))
 	defer hook.Close()
 	cfg := config.Default()
-	cfg.Agents = []config.Agent{{ID: "hooked", Dialect: "collab", Reach: config.ReachWebhook, URL: hook.URL, Tools: []string{"review"}}}
+	cfg.Agents = []config.Agent{{ID: "hooked", Dialect: "collab", Reach: config.ReachWebhook, URL: hook.URL, Tools: config.Named("review")}}
 	h := start(t, cfg)
 	h.agentUp("hooked", 1)
 	h.runAgent("swarm", responder("swarm"))

@@ -133,7 +133,7 @@ func text(res *mcp.CallToolResult) string {
 // (bluelabel, which cannot declare, gets its tools from the config).
 func mcpHarness(t *testing.T) *harness {
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: responder("bluelabel"), Dialect: "bluelabel", Tools: agent.ToolNames()})
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: responder("bluelabel"), Dialect: "bluelabel", Tools: config.Named(agent.ToolNames()...)})
 	h := start(t, cfg)
 	for _, d := range dialectNames {
 		h.runAgent(d, responder(d))
@@ -364,7 +364,7 @@ func deployer(h *harness, inputs string) {
 // never asked for in a form.
 func TestMCPElicitation(t *testing.T) {
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: "DEPLOYER", Dialect: "bluelabel", Tools: []string{"deploy"}})
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: "DEPLOYER", Dialect: "bluelabel", Tools: config.Named("deploy")})
 	h := start(t, cfg)
 	deployer(h, `[{"id":"region","type":"enum","options":["eu","us"],"description":"where to deploy"}]`)
 	for _, v := range protocolVersions {
@@ -406,7 +406,7 @@ func TestMCPElicitation(t *testing.T) {
 // TestMCPSensitiveInput: an input marked sensitive is not asked for.
 func TestMCPSensitiveInput(t *testing.T) {
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: "DEPLOYER", Dialect: "bluelabel", Tools: []string{"deploy"}})
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: "DEPLOYER", Dialect: "bluelabel", Tools: config.Named("deploy")})
 	h := start(t, cfg)
 	deployer(h, `[{"id":"api_key","type":"string","description":"the key","sensitive":true}]`)
 	c := h.mcpConnect(t, "2025-11-25", &mcp.ClientOptions{

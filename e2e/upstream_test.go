@@ -11,7 +11,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
-	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
+	"github.com/mcp-bridge/mcp-bridge/config"
 )
 
 // serveTestMCP is the test binary as an MCP server on stdio (E2E_MCP_SERVER
@@ -41,33 +41,28 @@ func serveTestMCP() {
 	}
 }
 
-// runUpstream connects the MCP server spec describes to h's bridge as the
-// agent spec.ID, and waits until the bridge knows its tools.
-func (h *harness) runUpstream(spec upstream.Spec, tools int) {
-	h.t.Helper()
-	u := upstream.New(h.srv.Bridge(), spec)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- u.Run(ctx) }()
-	h.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			h.t.Errorf("upstream %s: %v", spec.ID, err)
-		}
-	})
-	h.agentUp(spec.ID, tools)
+// withUpstream returns the default config with the MCP server spec
+// describes as the agent id, and starts it; it waits until the bridge knows
+// tools of the agent's.
+func withUpstream(t *testing.T, id string, server config.MCPServer, tools int) *harness {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: id, Dialect: config.MCPDialect, Reach: config.ReachMCP, MCP: server,
+		BackoffMin: 10 * time.Millisecond, BackoffMax: time.Second})
+	h := start(t, cfg)
+	h.agentUp(id, tools)
+	return h
 }
 
-func testUpstream() upstream.Spec {
-	return upstream.Spec{ID: "mcp-up", Command: []string{os.Args[0]}, Env: map[string]string{"E2E_MCP_SERVER": "stdio"}}
+func testUpstream() config.MCPServer {
+	return config.MCPServer{Command: []string{os.Args[0]}, Env: map[string]string{"E2E_MCP_SERVER": "stdio"}}
 }
 
 // TestUpstreamDialects: an agent of each dialect calls a tool of an MCP
 // server behind the bridge, and gets the result, and a failing tool's
 // error, in its own dialect.
 func TestUpstreamDialects(t *testing.T) {
-	h := start(t, nil)
-	h.runUpstream(testUpstream(), 3)
+	h := withUpstream(t, "mcp-up", testUpstream(), 3)
 	for _, d := range dialectNames {
 		t.Run(d, func(t *testing.T) {
 			c := h.dial(d, requester(d))
@@ -114,9 +109,8 @@ func correlationOf(d string, env *canonical.Envelope) string {
 // dialect agents', calls them, and hears list_changed when the upstream's
 // own list changes.
 func TestUpstreamThroughMCP(t *testing.T) {
-	h := start(t, nil)
+	h := withUpstream(t, "mcp-up", testUpstream(), 3)
 	h.runAgent("swarm", "swarm-agent")
-	h.runUpstream(testUpstream(), 3)
 	c := h.mcpConnect(t, "2025-11-25", nil, nil)
 	tools := c.tools()
 	if tools["mcp-up__add"] == nil || tools["mcp-up__add"].Description != "Adds a and b." || tools["swarm-agent__add"] == nil {
@@ -164,14 +158,13 @@ func TestUpstreamEverything(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := nodeTool(t, ctx, "mcp-server-everything", "stdio")
-	h := start(t, nil)
 	env := map[string]string{}
 	for _, kv := range cmd.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k == "PATH" {
 			env[k] = v
 		}
 	}
-	h.runUpstream(upstream.Spec{ID: "everything", Command: cmd.Args, Env: env, Dir: cmd.Dir}, 1)
+	h := withUpstream(t, "everything", config.MCPServer{Command: cmd.Args, Env: env, Dir: cmd.Dir}, 1)
 	c := h.dial("swarm", requester("swarm"))
 	c.send(c.encode(request("swarm", "everything", "echo", `{"message":"hello from swarm"}`, "ev-1")))
 	reply := answerOf(c)

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/internal/located"
 	"io/fs"
 	"path"
 	"sort"
@@ -20,30 +21,10 @@ var defaultFiles embed.FS
 var kindOrder = []string{canonical.KindAct, canonical.KindOutcome, canonical.KindError, canonical.KindPriority}
 
 // Error is a problem in a mapping file, located by file and line.
-type Error struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Key != "" {
-		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
+type Error = located.Error
 
 // Errors are all the problems found in a mapping file.
-type Errors []*Error
-
-func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
-	}
-	return strings.Join(parts, "\n")
-}
+type Errors = located.Errors
 
 // Defaults returns the embedded default mappings of the built-in dialects.
 func Defaults() (*Set, error) {

@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
+	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -81,13 +82,17 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	if err := cfg.CheckDialects(reg.Names()); err != nil {
 		return nil, err
 	}
+	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token, or mcp.enabled: false", cfg.Listen)
+	}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
-		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
+		ForgetAfter: cfg.HTTP.ForgetAfter,
+		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
 		Logger: log, Metrics: metrics,
@@ -96,15 +101,12 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 	for _, a := range cfg.Agents {
-		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: directory.ToolsFromNames(a.Tools), Subscribe: a.Subscribe})
-		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket {
+		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: declaredTools(a.Tools), Subscribe: a.Subscribe})
+		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket || a.Reach == config.ReachMCP {
 			b.Starting(a.ID) // Run starts or dials it
 		}
 	}
 	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
-	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !loopback(cfg.Listen) {
-		return nil, fmt.Errorf("mcp.tokens: the MCP endpoint needs at least one token on a listener that is not loopback (%s), or mcp.enabled: false", cfg.Listen)
-	}
 	if cfg.MCP.Enabled {
 		if s.face, err = mcpface.New(b, faceOptions(cfg.MCP, log, metrics)); err != nil {
 			return nil, err
@@ -257,9 +259,30 @@ func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
 					s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
 				}
 			})
+		case config.ReachMCP:
+			u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
+				URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+			wg.Go(func() {
+				if err := u.Run(ctx); err != nil {
+					s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
+				}
+			})
 		}
 	}
 	return nil
+}
+
+// declaredTools are the tools the config declares for an agent, as the
+// directory keeps them.
+func declaredTools(tools []config.Tool) []canonical.Tool {
+	out := make([]canonical.Tool, 0, len(tools))
+	for _, t := range tools {
+		ct := directory.ToolsFromNames([]string{t.Name})[0]
+		ct.Title, ct.Description = t.Title, t.Description
+		ct.InputSchema, ct.OutputSchema = canonical.JSON(t.InputSchema), canonical.JSON(t.OutputSchema)
+		out = append(out, ct)
+	}
+	return out
 }
 
 // offIfZero turns a config duration into the bridge's option: 0 in the
@@ -288,18 +311,4 @@ func faceOptions(c config.MCP, log *slog.Logger, metrics prometheus.Registerer) 
 		o.Tokens = append(o.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
 	}
 	return o
-}
-
-// loopback reports whether the listen address host:port is on a loopback
-// interface only.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -17,12 +17,13 @@ import (
 // runServe runs the bridge until SIGINT or SIGTERM; with --mcp-stdio, also
 // until its standard input ends.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL] [--mcp-stdio]", stderr)
+	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL] [--mcp-stdio] [--nats URL]", stderr)
 	cfgFile := fs.String("config", "", "the serve configuration (default: the embedded one, docs/config.md)")
 	var maps fileList
 	fs.Var(&maps, "mapping", "a mapping file applied after the config's own (repeatable; later wins)")
 	listen := fs.String("listen", "", "host:port to listen on, overriding the config")
 	level := fs.String("log-level", "", "debug, info, warn or error, overriding the config")
+	natsURL := fs.String("nats", "", "join the cluster of bridges on the NATS at URL (overrides the config's cluster.nats)")
 	mcpStdio := fs.Bool("mcp-stdio", false, "also speak MCP on standard input and output (for an MCP client that runs the bridge as a command); logs and the startup lines go to standard error")
 	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
 		if help {
@@ -38,13 +39,16 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg = config.Default()
 	} else {
 		var err error
-		if cfg, err = config.Load(*cfgFile, nil); err != nil {
+		if cfg, err = config.LoadAll(*cfgFile, maps); err != nil {
 			fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 			return exitInvalid
 		}
 	}
 	if *listen != "" {
 		cfg.Listen = *listen
+	}
+	if *natsURL != "" {
+		cfg.Cluster.NATS = *natsURL
 	}
 	if *level != "" {
 		if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {

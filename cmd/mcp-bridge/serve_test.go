@@ -189,3 +189,32 @@ func (w *syncWriter) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
+
+// TestServeEveryMistake: a config with mistakes of every kind (its own
+// keys, a mapping file it names, an unknown dialect) reports them all at
+// once, each with its file:line.
+func TestServeEveryMistake(t *testing.T) {
+	dir := t.TempDir()
+	mapping := dir + "/site.yaml"
+	if err := os.WriteFile(mapping, []byte("aliases:\n  swarm: [not, a, mapping]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := dir + "/serve.yaml"
+	if err := os.WriteFile(cfg, []byte("listen: 127.0.0.1:0\nrequest_timeout: soon\nmappings: [site.yaml]\nagents:\n  - id: A\n    dialect: klingon\n    colour: red\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"serve", "--config", cfg}, nil, &out, &errOut); code != exitInvalid {
+		t.Fatalf("exit %d, want %d: %s", code, exitInvalid, errOut.String())
+	}
+	for _, want := range []string{
+		cfg + `:2: request_timeout: "soon" is not a duration`,
+		cfg + `:6: agents[0].dialect: unknown dialect "klingon"`,
+		cfg + `:7: agents[0].colour: unknown key`,
+		mapping + `:2: aliases.swarm:`,
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+}
