@@ -285,7 +285,7 @@ func TestDefaultExample(t *testing.T) {
 	for _, a := range c.Agents {
 		reaches = append(reaches, a.ID+":"+a.Reach.String())
 	}
-	if want := "Eddy:inbound JULES:websocket HOOK:webhook Fixer:stdio"; strings.Join(reaches, " ") != want {
+	if want := "Eddy:inbound JULES:websocket HOOK:webhook Fixer:stdio everything:mcp"; strings.Join(reaches, " ") != want {
 		t.Errorf("example agents %s, want %s", strings.Join(reaches, " "), want)
 	}
 }
