@@ -117,9 +117,9 @@ func (d *decoder) decode(data []byte) *Config {
 		case "shutdown_timeout":
 			d.duration(v, "shutdown_timeout", &c.ShutdownTimeout)
 		case "dedupe_window":
-			d.duration(v, "dedupe_window", &c.DedupeWindow)
+			d.durationOrOff(v, "dedupe_window", &c.DedupeWindow)
 		case "heartbeat":
-			d.duration(v, "heartbeat", &c.Heartbeat)
+			d.durationOrOff(v, "heartbeat", &c.Heartbeat)
 		case "validate":
 			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
 				switch s {
@@ -375,6 +375,20 @@ func (d *decoder) duration(n *yaml.Node, key string, dst *time.Duration) bool {
 	}
 	*dst = v
 	return true
+}
+
+// durationOrOff reads a duration into *dst, where 0 (0s) turns the
+// feature off.
+func (d *decoder) durationOrOff(n *yaml.Node, key string, dst *time.Duration) {
+	if s, ok := d.scalar(n, key, "a duration (30s, 500ms, 2m), or 0s for off"); ok {
+		if v, err := time.ParseDuration(s); err == nil && v == 0 || s == "0" {
+			*dst = 0
+			return
+		}
+	} else {
+		return
+	}
+	d.duration(n, key, dst)
 }
 
 // yamlErrLine splits a yaml.v3 syntax error into its line and message.

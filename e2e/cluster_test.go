@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -305,4 +310,109 @@ func get(t *testing.T, url string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// freePort returns a loopback address with a port nothing listens on.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestClusterKilledMidLoad: an instance killed (SIGKILL, no goodbye) while
+// requests to its agent are in flight: every request is answered, a result
+// or an error, and none is silently lost; the agent is UNAVAILABLE on the
+// others within three heartbeats.
+func TestClusterKilledMidLoad(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a")
+	addr := freePort(t)
+	cfgFile := filepath.Join(t.TempDir(), "b.yaml")
+	cfg := fmt.Sprintf("listen: %s\nheartbeat: 0s\ncluster: {nats: '%s', name: b, heartbeat: 100ms}\n", addr, n.URL())
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := exec.Command(binary, "serve", "--config", cfgFile)
+	var bErr bytes.Buffer
+	b.Stdout, b.Stderr = io.Discard, &bErr
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("instance b:\n%s", bErr.String())
+		}
+	})
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Process.Kill()
+	// The agent on b, connected once b listens.
+	a, err := agent.New(agent.Options{ID: "worker", Dialect: "swarm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			_ = a.Connect(ctx, "ws://"+addr, "")
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	hs["a"].awaitAgent("worker", "b", bridge.StatusReady)
+
+	req := hs["a"].dial("collab", "collab-req")
+	const total = 200
+	answered := make(chan *canonical.Envelope, total)
+	go func() {
+		for range total {
+			answered <- req.decode(req.recv())
+		}
+	}()
+	send := func(from, to int) {
+		for i := from; i < to; i++ {
+			req.send(req.encode(request("collab", "worker", "sleep", `{"ms":5}`, fmt.Sprintf("load-%d", i))))
+		}
+	}
+	// Half the load, some of it answered, then b dies with the rest in
+	// flight, and the other half follows.
+	send(0, total/2)
+	var early []*canonical.Envelope
+	for range 10 {
+		early = append(early, <-answered)
+	}
+	if err := b.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	send(total/2, total)
+	results, failures := 0, 0
+	for i := range total {
+		var env *canonical.Envelope
+		if i < len(early) {
+			env = early[i]
+		} else {
+			select {
+			case env = <-answered:
+			case <-time.After(2 * wait):
+				t.Fatalf("only %d results and %d failures of %d requests came back", results, failures, total)
+			}
+		}
+		{
+			switch {
+			case env.Act == canonical.ActResult:
+				results++
+			case env.Error != nil && (env.Error.Code == canonical.ErrUnavailable || env.Error.Code == canonical.ErrTimeout):
+				failures++
+			default:
+				t.Errorf("an answer neither a result nor unavailable: %s %+v", env.Act, env.Error)
+			}
+		}
+	}
+	if results == 0 || failures == 0 {
+		t.Errorf("%d results, %d failures: want both (the instance died mid-load)", results, failures)
+	}
+	hs["a"].awaitAgent("worker", "b", bridge.StatusUnavailable)
 }
