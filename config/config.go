@@ -6,28 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 )
 
-// The values a config file may leave out.
-const (
-	DefaultListen          = "127.0.0.1:7300"
-	DefaultBridgeID        = "mcp-bridge"
-	DefaultMaxFrame        = 1 << 20 // bytes
-	DefaultRequestTimeout  = 30 * time.Second
-	DefaultWriteTimeout    = 5 * time.Second
-	DefaultValidate        = "schema"
-	DefaultShutdownTimeout = 10 * time.Second
-	DefaultDedupeWindow    = time.Minute
-	DefaultHeartbeat       = 10 * time.Second
-	DefaultQueuePerAgent   = 1000   // messages waiting for one agent
-	DefaultQueueTotal      = 100000 // messages waiting for all agents
-	DefaultBackoffMin      = 100 * time.Millisecond
-	DefaultBackoffMax      = 10 * time.Second
-)
+// DefaultClusterListen is where an embedded NATS listens by default.
+const DefaultClusterListen = "127.0.0.1:4222"
 
 //go:embed default.yaml
 var defaultFile []byte
@@ -62,9 +47,6 @@ type HTTP struct {
 	// POSTed stays listed after its last one; 0 keeps it for ever.
 	ForgetAfter time.Duration
 }
-
-// DefaultForgetAfter is how long an HTTP-only agent is remembered.
-const DefaultForgetAfter = 10 * time.Minute
 
 // Agent is one agent the config names: its id, dialect and how the bridge
 // reaches it.
@@ -131,22 +113,25 @@ func (r Reach) String() string {
 // may have (nil defers that check to CheckDialects, for dialects the
 // config's own mapping files declare). Every problem is reported, as Errors.
 func Parse(name string, data []byte, dialects []string) (*Config, error) {
-	d := newDecoder(name, dialects)
-	c := d.decode(data)
+	d := newDecoder(name)
+	root := d.decodeFile(data)
+	if root != nil {
+		checkDialects(d, root, dialects)
+	}
 	if len(d.errs) > 0 {
 		return nil, d.sorted()
 	}
-	return c, nil
+	return bind(root, name, d.dir), nil
 }
 
 // CheckDialects reports every agent whose dialect is not among known.
 func (c *Config) CheckDialects(known []string) error {
 	var errs Errors
+	names := slices.Sorted(slices.Values(known))
 	for i, a := range c.Agents {
 		if a.Reach != ReachMCP && !slices.Contains(known, a.Dialect) {
-			names := slices.Sorted(slices.Values(known))
 			errs = append(errs, &Error{File: c.File, Line: a.DialectLine, Key: fmt.Sprintf("agents[%d].dialect", i),
-				Msg: fmt.Sprintf("unknown dialect %q (known: %s)", a.Dialect, strings.Join(names, ", "))})
+				Msg: unknownDialect(a.Dialect, names)})
 		}
 	}
 	if len(errs) > 0 {
@@ -164,10 +149,13 @@ func Load(path string, dialects []string) (*Config, error) {
 	return Parse(path, data, dialects)
 }
 
+// defaultName is how errors name the embedded default.
+const defaultName = "config/default.yaml"
+
 // Default returns the embedded default config, default.yaml: a loopback
 // listener and no agents. It panics if the embedded file does not parse.
 func Default() *Config {
-	c, err := Parse("config/default.yaml", defaultFile, builtin.Names)
+	c, err := Parse(defaultName, defaultFile, builtin.Names)
 	if err != nil {
 		panic(fmt.Sprintf("the embedded default config: %v", err))
 	}

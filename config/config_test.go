@@ -73,10 +73,10 @@ func TestParseEveryKey(t *testing.T) {
 	}
 	back := func(a Agent) Agent {
 		if a.BackoffMin == 0 {
-			a.BackoffMin = DefaultBackoffMin
+			a.BackoffMin = 100 * time.Millisecond
 		}
 		if a.BackoffMax == 0 {
-			a.BackoffMax = DefaultBackoffMax
+			a.BackoffMax = 10 * time.Second
 		}
 		return a
 	}
@@ -87,19 +87,20 @@ func TestParseEveryKey(t *testing.T) {
 		RequestTimeout:  90 * time.Second,
 		WriteTimeout:    250 * time.Millisecond,
 		Validate:        "decode",
-		QueuePerAgent:   DefaultQueuePerAgent,
-		ShutdownTimeout: DefaultShutdownTimeout,
-		DedupeWindow:    DefaultDedupeWindow,
-		Heartbeat:       DefaultHeartbeat,
-		Retry:           DefaultRetry,
-		CircuitBreaker:  DefaultCircuitBreaker,
-		QueueTotal:      DefaultQueueTotal,
-		Mappings:        []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
-		LogLevel:        slog.LevelDebug,
-		HTTP:            HTTP{ForgetAfter: 5 * time.Minute},
+		QueuePerAgent:   1000,
+		ShutdownTimeout: 10 * time.Second,
+		DedupeWindow:    time.Minute,
+		Heartbeat:       10 * time.Second,
+		Retry: Retry{MaxRetries: 3, InitialDelay: time.Second, MaxDelay: 10 * time.Second, BackoffFactor: 2,
+			RetryableErrors: []string{"timeout", "unavailable"}},
+		CircuitBreaker: CircuitBreaker{FailureThreshold: 5, ResetTimeout: time.Minute, HalfOpenRequests: 3},
+		QueueTotal:     100000,
+		Mappings:       []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
+		LogLevel:       slog.LevelDebug,
+		HTTP:           HTTP{ForgetAfter: 5 * time.Minute},
 		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
-		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
+		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 29}),
@@ -260,7 +261,7 @@ func TestDefault(t *testing.T) {
 	if c.Listen != "127.0.0.1:7300" || c.BridgeID != "mcp-bridge" || len(c.Agents) != 0 || len(c.Mappings) != 0 || c.File != "" {
 		t.Errorf("default config: %+v", c)
 	}
-	if c.MaxFrame != DefaultMaxFrame || c.RequestTimeout != DefaultRequestTimeout || c.WriteTimeout != DefaultWriteTimeout || c.LogLevel != slog.LevelInfo {
+	if c.MaxFrame != 1<<20 || c.RequestTimeout != 30*time.Second || c.WriteTimeout != 5*time.Second || c.LogLevel != slog.LevelInfo {
 		t.Errorf("default limits: %+v", c)
 	}
 }
@@ -324,7 +325,7 @@ circuit_breaker: {failure_threshold: 2, reset_timeout: 200ms, half_open_requests
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"retry: {backoff_factor: 0.5}\n", `r.yaml:1: retry.backoff_factor: "0.5" is not a number of at least 1`},
-		{"retry: {retryable_errors: [timeout, flaky]}\n", `r.yaml:1: retry.retryable_errors: "flaky" is not a canonical error code`},
+		{"retry: {retryable_errors: [timeout, flaky]}\n", `r.yaml:1: retry.retryable_errors[1]: "flaky" is not a canonical error code (invalid-message, `},
 		{"retry: {tries: 3}\n", "r.yaml:1: retry.tries: unknown key (want max_retries, initial_delay, max_delay, backoff_factor, retryable_errors)"},
 		{"circuit_breaker: {half_open_requests: 0}\n", `r.yaml:1: circuit_breaker.half_open_requests: "0" is not a whole number of at least 1`},
 	} {

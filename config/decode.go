@@ -2,11 +2,12 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,16 +15,16 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks one file's YAML nodes, collecting every problem.
+// decoder walks one file's YAML nodes against the spec, collecting every
+// problem.
 type decoder struct {
-	file     string
-	dir      string // the directory relative paths are joined to
-	dialects []string
-	errs     Errors
+	file string
+	dir  string // the directory relative paths are joined to
+	errs Errors
 }
 
-func newDecoder(name string, dialects []string) *decoder {
-	return &decoder{file: name, dir: filepath.Dir(name), dialects: dialects}
+func newDecoder(name string) *decoder {
+	return &decoder{file: name, dir: filepath.Dir(name)}
 }
 
 func (d *decoder) fail(line int, key, format string, args ...any) {
@@ -37,28 +38,10 @@ func (d *decoder) sorted() Errors {
 	return d.errs
 }
 
-const topKeys = "listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, cluster, agents"
-
-func (d *decoder) decode(data []byte) *Config {
-	c := &Config{
-		Listen:          DefaultListen,
-		BridgeID:        DefaultBridgeID,
-		MaxFrame:        DefaultMaxFrame,
-		RequestTimeout:  DefaultRequestTimeout,
-		WriteTimeout:    DefaultWriteTimeout,
-		Validate:        DefaultValidate,
-		ShutdownTimeout: DefaultShutdownTimeout,
-		DedupeWindow:    DefaultDedupeWindow,
-		Heartbeat:       DefaultHeartbeat,
-		Retry:           DefaultRetry,
-		CircuitBreaker:  DefaultCircuitBreaker,
-		QueuePerAgent:   DefaultQueuePerAgent,
-		QueueTotal:      DefaultQueueTotal,
-		LogLevel:        slog.LevelInfo,
-		MCP:             DefaultMCP,
-		HTTP:            HTTP{ForgetAfter: DefaultForgetAfter},
-		File:            d.file,
-	}
+// decodeFile decodes a whole config file against the spec: the root value
+// with every default filled in, or nil when the file is not a YAML
+// mapping. The problems found are in d.errs.
+func (d *decoder) decodeFile(data []byte) *value {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -68,7 +51,7 @@ func (d *decoder) decode(data []byte) *Config {
 			line, msg := yamlErrLine(err)
 			d.fail(line, "", "%s", msg)
 		}
-		return c
+		return nil
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); err == nil {
@@ -79,184 +62,345 @@ func (d *decoder) decode(data []byte) *Config {
 	}
 	if len(doc.Content) == 0 {
 		d.fail(1, "", "empty config file")
-		return c
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		d.fail(root.Line, "", "a config file is a YAML mapping (%s)", topKeys)
-		return c
-	}
-	var agents *yaml.Node
-	d.pairs("", root, func(k, v *yaml.Node) {
-		switch k.Value {
-		case "listen":
-			if s, ok := d.scalar(v, "listen", "host:port"); ok {
-				if problem := checkListen(s); problem != "" {
-					d.fail(v.Line, "listen", "%q is not host:port: %s", s, problem)
-				} else {
-					c.Listen = s
-				}
-			}
-		case "bridge_id":
-			if s, ok := d.scalar(v, "bridge_id", "an agent id"); ok {
-				c.BridgeID = s
-			}
-		case "max_frame":
-			if s, ok := d.scalar(v, "max_frame", "a size (1MiB, 65536)"); ok {
-				n, problem := parseSize(s)
-				if problem != "" {
-					d.fail(v.Line, "max_frame", "%s", problem)
-				} else {
-					c.MaxFrame = n
-				}
-			}
-		case "request_timeout":
-			d.duration(v, "request_timeout", &c.RequestTimeout)
-		case "write_timeout":
-			d.duration(v, "write_timeout", &c.WriteTimeout)
-		case "shutdown_timeout":
-			d.duration(v, "shutdown_timeout", &c.ShutdownTimeout)
-		case "dedupe_window":
-			d.durationOrOff(v, "dedupe_window", &c.DedupeWindow)
-		case "heartbeat":
-			d.durationOrOff(v, "heartbeat", &c.Heartbeat)
-		case "validate":
-			if s, ok := d.scalar(v, "validate", "schema or decode"); ok {
-				switch s {
-				case "schema", "decode":
-					c.Validate = s
-				default:
-					d.fail(v.Line, "validate", "%q is not schema or decode", s)
-				}
-			}
-		case "queue":
-			d.queue(v, c)
-		case "retry":
-			d.retry(v, c)
-		case "circuit_breaker":
-			d.circuitBreaker(v, c)
-		case "mappings":
-			c.Mappings = d.mappings(v)
-		case "log":
-			d.log(v, c)
-		case "http":
-			d.http(v, c)
-		case "mcp":
-			d.mcp(v, c)
-		case "cluster":
-			d.cluster(v, c)
-		case "agents":
-			agents = v
-		default:
-			d.fail(k.Line, k.Value, "unknown key (want %s)", topKeys)
-		}
-	})
-	// Agents last: their ids are checked against bridge_id wherever it is.
-	if agents != nil {
-		c.Agents = d.agents(agents, c.BridgeID)
-	}
-	if c.MCP.Enabled && len(c.MCP.Tokens) == 0 && !Loopback(c.Listen) {
-		line, key := c.MCP.Line, "mcp.tokens"
-		if line == 0 {
-			line, key = d.line("listen", root), "listen"
-		}
-		d.fail(line, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens, or mcp.enabled: false", c.Listen)
-	}
-	return c
-}
-
-// line returns the line of the top-level key in root, or 1.
-func (d *decoder) line(key string, root *yaml.Node) int {
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == key {
-			return root.Content[i].Line
-		}
-	}
-	return 1
-}
-
-func (d *decoder) mappings(n *yaml.Node) []string {
-	if n.Kind != yaml.SequenceNode {
-		d.fail(n.Line, "mappings", "must be a list of mapping file paths")
 		return nil
 	}
-	var out []string
-	seen := map[string]int{}
-	for i, pn := range n.Content {
-		at := fmt.Sprintf("mappings[%d]", i)
-		p, ok := d.scalar(pn, at, "a mapping file path")
-		if !ok {
-			continue
-		}
-		p = d.path(p)
-		if first, dup := seen[p]; dup {
-			d.fail(pn.Line, at, "%s is listed twice (first at line %d)", p, first)
-			continue
-		}
-		seen[p] = pn.Line
-		out = append(out, p)
+	root := deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		d.fail(root.Line, "", "a config file is a YAML mapping (%s)", spec.keyList())
+		return nil
 	}
-	return out
+	return d.node(root, spec, "")
 }
 
-var logLevels = map[string]slog.Level{
-	"debug": slog.LevelDebug,
-	"info":  slog.LevelInfo,
-	"warn":  slog.LevelWarn,
-	"error": slog.LevelError,
+// node decodes n as a value of f at path, or returns nil after failing.
+func (d *decoder) node(n *yaml.Node, f *field, path string) *value {
+	n = deref(n)
+	switch f.kind {
+	case kindList:
+		return d.list(n, f, path)
+	case kindMap:
+		return d.mapping(n, f, path)
+	case kindObject:
+		return d.object(n, f, path)
+	case kindOneOf:
+		for _, alt := range f.alts {
+			if fits(n, alt) {
+				return d.node(n, alt, path)
+			}
+		}
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
+	case kindJSON:
+		return d.json(n, f, path)
+	}
+	return d.scalar(n, f, path)
 }
 
-func (d *decoder) log(n *yaml.Node, c *Config) {
-	if !d.mapping(n, "log", "level") {
-		return
+// fits reports whether n has the node kind of a value of f.
+func fits(n *yaml.Node, f *field) bool {
+	switch f.kind {
+	case kindList:
+		return n.Kind == yaml.SequenceNode
+	case kindMap, kindObject, kindJSON:
+		return n.Kind == yaml.MappingNode
+	case kindOneOf:
+		return slices.ContainsFunc(f.alts, func(a *field) bool { return fits(n, a) })
 	}
-	d.pairs("log.", n, func(k, v *yaml.Node) {
-		if k.Value != "level" {
-			d.fail(k.Line, "log."+k.Value, "unknown key (want level)")
-			return
-		}
-		s, ok := d.scalar(v, "log.level", "a log level (debug, info, warn, error)")
-		if !ok {
-			return
-		}
-		l, known := logLevels[s]
-		if !known {
-			d.fail(v.Line, "log.level", "%q is not a log level (want debug, info, warn, error)", s)
-			return
-		}
-		c.LogLevel = l
-	})
+	return n.Kind == yaml.ScalarNode
 }
 
-// queue reads the outbound queues' bounds: per_agent and total, positive
-// whole numbers.
-func (d *decoder) queue(n *yaml.Node, c *Config) {
-	if !d.mapping(n, "queue", "per_agent, total") {
-		return
+// scalar decodes a string, number, size, duration, boolean or enum, with
+// ${VAR} replaced by the environment.
+func (d *decoder) scalar(n *yaml.Node, f *field, path string) *value {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || (n.Value == "" && !f.allowEmpty) {
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
 	}
-	d.pairs("queue.", n, func(k, v *yaml.Node) {
-		at := "queue." + k.Value
-		var dst *int
-		switch k.Value {
-		case "per_agent":
-			dst = &c.QueuePerAgent
-		case "total":
-			dst = &c.QueueTotal
+	s, problem := expandEnv(n.Value)
+	if problem != "" {
+		d.fail(n.Line, path, "%s", problem)
+		return nil
+	}
+	v := &value{f: f, path: path, line: n.Line, given: true, text: n.Value}
+	if problem = parseScalar(v, s); problem == "" && f.check != nil {
+		problem = f.check(s)
+	}
+	if problem != "" {
+		d.fail(n.Line, path, "%s", problem)
+		return nil
+	}
+	if f.path {
+		v.s = d.path(s)
+	}
+	return v
+}
+
+// parseScalar reads s into v as its field's kind says. It says what is
+// wrong, or "".
+func parseScalar(v *value, s string) string {
+	f := v.f
+	quoted := strconv.Quote(s)
+	if f.secret {
+		quoted = "the value"
+	}
+	switch f.kind {
+	case kindString:
+		v.s = s
+	case kindEnum:
+		if !slices.Contains(f.options, s) {
+			return fmt.Sprintf("%s is not %s", quoted, f.whatOf())
+		}
+		v.s = s
+	case kindBool:
+		switch s {
+		case "true":
+			v.b = true
+		case "false":
 		default:
-			d.fail(k.Line, at, "unknown key (want per_agent, total)")
-			return
+			return fmt.Sprintf("%s is not true or false", quoted)
 		}
-		s, ok := d.scalar(v, at, "a positive whole number")
-		if !ok {
-			return
-		}
+	case kindInt:
 		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			d.fail(v.Line, at, "%q is not a positive whole number", s)
+		if err != nil || float64(n) < f.min {
+			return fmt.Sprintf("%s is not a whole number of at least %v", quoted, f.min)
+		}
+		v.n = n
+	case kindFloat:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || x < f.min {
+			return fmt.Sprintf("%s is not a number of at least %v", quoted, f.min)
+		}
+		v.x = x
+	case kindSize:
+		n, problem := parseSize(s)
+		if problem != "" {
+			return problem
+		}
+		v.n = n
+	case kindDuration:
+		if !f.zeroOff {
+			dur, problem := parseDuration(s)
+			v.d = dur
+			return problem
+		}
+		if s == "0" {
+			return ""
+		}
+		dur, err := time.ParseDuration(s)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("%q is not a duration (30s, 500ms, 2m)", s)
+		case dur < 0:
+			return fmt.Sprintf("must be 0s (off) or more, got %q", s)
+		}
+		v.d = dur
+	}
+	return ""
+}
+
+// list decodes a sequence of f.elem, refusing repeated items when f.unique.
+func (d *decoder) list(n *yaml.Node, f *field, path string) *value {
+	if n.Kind != yaml.SequenceNode || (f.nonEmpty && len(n.Content) == 0) {
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
+	}
+	v := &value{f: f, path: path, line: n.Line, given: true, items: make([]*value, 0, len(n.Content))}
+	seen := map[string]int{}
+	for i, en := range n.Content {
+		it := d.node(en, f.elem, fmt.Sprintf("%s[%d]", path, i))
+		if it == nil {
+			continue
+		}
+		if f.unique {
+			if id := identity(it, f.uniqueBy); id != nil {
+				if first, dup := seen[id.s]; dup {
+					d.fail(id.line, id.path, "%s is listed twice (first at line %d)", f.itemName(id), first)
+					continue
+				}
+				seen[id.s] = id.line
+			}
+		}
+		v.items = append(v.items, it)
+	}
+	for _, check := range f.checks {
+		check(d, v)
+	}
+	return v
+}
+
+// identity is the value that tells a list's item from the others: the
+// item itself, or its key by.
+func identity(it *value, by string) *value {
+	if it.f.kind == kindObject {
+		return it.get(by)
+	}
+	return it
+}
+
+// itemName names a repeated item in an error.
+func (f *field) itemName(id *value) string {
+	switch {
+	case id.f.secret:
+		return "the same " + f.noun
+	case f.noun != "":
+		return fmt.Sprintf("the %s %q", f.noun, id.s)
+	}
+	return strconv.Quote(id.s)
+}
+
+// mapping decodes a mapping of free keys to f.elem.
+func (d *decoder) mapping(n *yaml.Node, f *field, path string) *value {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
+	}
+	v := &value{f: f, path: path, line: n.Line, given: true}
+	d.pairs(path, n, func(k, vn *yaml.Node) {
+		at := join(path, k.Value)
+		if f.checkKey != nil {
+			if problem := f.checkKey(k.Value); problem != "" {
+				d.fail(k.Line, at, "%s", problem)
+				return
+			}
+		}
+		if it := d.node(vn, f.elem, at); it != nil {
+			it.key, it.keyLine = k.Value, k.Line
+			v.items = append(v.items, it)
+		}
+	})
+	return v
+}
+
+// object decodes a mapping of f's keys: each key's value, then the rules
+// between them (choice, required, with), the defaults of the keys not
+// given, and f's checks.
+func (d *decoder) object(n *yaml.Node, f *field, path string) *value {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
+	}
+	v := &value{f: f, path: path, line: n.Line, given: true}
+	keys := map[string]*yaml.Node{} // the keys written, whether their values decoded or not
+	var chosen *yaml.Node           // the first key of f.choice written
+	d.pairs(path, n, func(k, vn *yaml.Node) {
+		at := join(path, k.Value)
+		c := f.child(k.Value)
+		if c == nil {
+			d.fail(k.Line, at, "unknown key (want %s)", f.keyList())
 			return
 		}
-		*dst = n
+		if f.choice != nil && slices.Contains(f.choice.keys, k.Value) {
+			if chosen != nil {
+				d.fail(k.Line, at, f.choice.twice, chosen.Value, chosen.Line, k.Value)
+				return // the first is taken
+			}
+			chosen = k
+		}
+		keys[k.Value] = k
+		v.written = append(v.written, k.Value)
+		if it := d.node(vn, c, at); it != nil {
+			it.keyLine = k.Line
+			v.items = append(v.items, it)
+		}
 	})
+	noChoice := f.choice != nil && f.choice.none != "" && chosen == nil
+	if noChoice {
+		d.fail(n.Line, path, "%s", f.choice.none)
+	}
+	for _, c := range f.fields {
+		k, given := keys[c.key]
+		switch {
+		case !given && c.required != "":
+			d.fail(n.Line, join(path, c.key), "missing: %s", c.required)
+		case given && len(c.with) > 0 && !noChoice && !slices.ContainsFunc(c.with, func(w string) bool { return keys[w] != nil }):
+			d.fail(k.Line, join(path, c.key), "only with %s: %s", orList(c.with), c.withWhy)
+		}
+	}
+	d.fill(v)
+	for _, check := range f.checks {
+		check(d, v)
+	}
+	return v
+}
+
+// fill adds the defaults of the object's keys not given, in the spec's
+// order.
+func (d *decoder) fill(v *value) {
+	given := v.items
+	v.items = make([]*value, 0, len(v.f.fields))
+	for _, c := range v.f.fields {
+		i := slices.IndexFunc(given, func(it *value) bool { return it.f.key == c.key || slices.Contains(c.alts, it.f) })
+		if i >= 0 {
+			v.items = append(v.items, given[i])
+		} else if dv := d.fallback(c, join(v.path, c.key)); dv != nil {
+			v.items = append(v.items, dv)
+		}
+	}
+}
+
+// fallback is the default of f at path: its def decoded, an object of its
+// keys' defaults, or nil for none.
+func (d *decoder) fallback(f *field, path string) *value {
+	if f.def != "" {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(f.def), &doc); err != nil || len(doc.Content) == 0 {
+			panic(fmt.Sprintf("config: the default of %s is not YAML: %q", path, f.def))
+		}
+		spec := &decoder{file: "the config spec", dir: d.dir}
+		v := spec.node(doc.Content[0], f, path)
+		if len(spec.errs) > 0 {
+			panic(fmt.Sprintf("config: the default of %s: %v", path, spec.errs))
+		}
+		unset(v)
+		return v
+	}
+	if f.kind != kindObject || f.defDoc != "" {
+		return nil
+	}
+	v := &value{f: f, path: path}
+	d.fill(v)
+	return v
+}
+
+// unset marks a value and what it holds as a default.
+func unset(v *value) {
+	v.given, v.line, v.keyLine = false, 0, 0
+	for _, it := range v.items {
+		unset(it)
+	}
+}
+
+// json decodes a JSON object written in YAML.
+func (d *decoder) json(n *yaml.Node, f *field, path string) *value {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n.Line, path, "must be %s", f.whatOf())
+		return nil
+	}
+	var x any
+	if err := n.Decode(&x); err != nil {
+		d.fail(n.Line, path, "%v", err)
+		return nil
+	}
+	raw, err := json.Marshal(x)
+	if err != nil {
+		d.fail(n.Line, path, "cannot be JSON: %v", err)
+		return nil
+	}
+	if f.checkJSON != nil {
+		if problem := f.checkJSON(raw); problem != "" {
+			d.fail(n.Line, path, "%s", problem)
+			return nil
+		}
+	}
+	return &value{f: f, path: path, line: n.Line, given: true, raw: raw}
+}
+
+// join appends key to the key path.
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 // path joins a relative path to the config file's directory.
@@ -269,20 +413,20 @@ func (d *decoder) path(p string) string {
 
 // pairs calls fn for each key and value of a mapping node, refusing
 // duplicate and non-scalar keys.
-func (d *decoder) pairs(prefix string, n *yaml.Node, fn func(k, v *yaml.Node)) {
+func (d *decoder) pairs(path string, n *yaml.Node, fn func(k, v *yaml.Node)) {
 	seen := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.fail(k.Line, strings.TrimSuffix(prefix, "."), "keys must be plain words")
+			d.fail(k.Line, path, "keys must be plain words")
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
-			d.fail(k.Line, prefix+k.Value, "duplicate key (first at line %d)", first)
+			d.fail(k.Line, join(path, k.Value), "duplicate key (first at line %d)", first)
 			continue
 		}
 		seen[k.Value] = k.Line
-		fn(k, deref(v))
+		fn(k, v)
 	}
 }
 
@@ -292,103 +436,6 @@ func deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
-}
-
-// mapping checks that n is a mapping, naming the keys it may hold.
-func (d *decoder) mapping(n *yaml.Node, key, keys string) bool {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n.Line, key, "must be a mapping (%s)", keys)
-		return false
-	}
-	return true
-}
-
-// scalar returns n's text, with ${VAR} replaced by the environment,
-// failing when n is not a non-empty scalar.
-func (d *decoder) scalar(n *yaml.Node, key, what string) (string, bool) {
-	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.Value == "" || n.Tag == "!!null" {
-		d.fail(n.Line, key, "must be %s", what)
-		return "", false
-	}
-	s, problem := expandEnv(n.Value)
-	if problem != "" {
-		d.fail(n.Line, key, "%s", problem)
-		return "", false
-	}
-	return s, true
-}
-
-// http reads the http section.
-func (d *decoder) http(n *yaml.Node, c *Config) {
-	if !d.mapping(n, "http", "forget_after") {
-		return
-	}
-	d.pairs("http.", n, func(k, v *yaml.Node) {
-		switch k.Value {
-		case "forget_after":
-			if s, ok := d.scalar(v, "http.forget_after", "a duration (10m), or 0 for never"); ok && s == "0" {
-				c.HTTP.ForgetAfter = 0
-				return
-			}
-			d.duration(v, "http.forget_after", &c.HTTP.ForgetAfter)
-		default:
-			d.fail(k.Line, "http."+k.Value, "unknown key (want forget_after)")
-		}
-	})
-}
-
-// words reads a list of non-empty, distinct strings.
-func (d *decoder) words(n *yaml.Node, key, what string) []string {
-	if n.Kind != yaml.SequenceNode {
-		d.fail(n.Line, key, "must be a list of %ss", what)
-		return nil
-	}
-	out := make([]string, 0, len(n.Content))
-	seen := map[string]int{}
-	for i, wn := range n.Content {
-		at := fmt.Sprintf("%s[%d]", key, i)
-		w, ok := d.scalar(wn, at, "a "+what)
-		if !ok {
-			continue
-		}
-		if first, dup := seen[w]; dup {
-			d.fail(wn.Line, at, "%q is listed twice (first at line %d)", w, first)
-			continue
-		}
-		seen[w] = wn.Line
-		out = append(out, w)
-	}
-	return out
-}
-
-// duration reads a positive Go duration into *dst.
-func (d *decoder) duration(n *yaml.Node, key string, dst *time.Duration) bool {
-	s, ok := d.scalar(n, key, "a duration (30s, 500ms, 2m)")
-	if !ok {
-		return false
-	}
-	v, problem := parseDuration(s)
-	if problem != "" {
-		d.fail(n.Line, key, "%s", problem)
-		return false
-	}
-	*dst = v
-	return true
-}
-
-// durationOrOff reads a duration into *dst, where 0 (0s) turns the
-// feature off.
-func (d *decoder) durationOrOff(n *yaml.Node, key string, dst *time.Duration) {
-	if s, ok := d.scalar(n, key, "a duration (30s, 500ms, 2m), or 0s for off"); ok {
-		if v, err := time.ParseDuration(s); err == nil && v == 0 || s == "0" {
-			*dst = 0
-			return
-		}
-	} else {
-		return
-	}
-	d.duration(n, key, dst)
 }
 
 // yamlErrLine splits a yaml.v3 syntax error into its line and message.

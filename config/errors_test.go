@@ -20,7 +20,7 @@ func TestBadFiles(t *testing.T) {
 		{"not a mapping", "- a\n", "bad.yaml:1: a config file is a YAML mapping (listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, cluster, agents)"},
 		{"unknown key", "listn: x\n", "bad.yaml:1: listn: unknown key (want listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, cluster, agents)"},
 		{"bad validate", "validate: strict\n", `bad.yaml:1: validate: "strict" is not schema or decode`},
-		{"bad queue", "queue: {per_agent: 0, size: 3}\n", "bad.yaml:1: queue.per_agent: \"0\" is not a positive whole number\nbad.yaml:1: queue.size: unknown key (want per_agent, total)"},
+		{"bad queue", "queue: {per_agent: 0, size: 3}\n", "bad.yaml:1: queue.per_agent: \"0\" is not a whole number of at least 1\nbad.yaml:1: queue.size: unknown key (want per_agent, total)"},
 		{"duplicate key", "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n", "bad.yaml:2: listen: duplicate key (first at line 1)"},
 		{"non-scalar key", "? [a]\n: b\n", "bad.yaml:1: keys must be plain words"},
 		{"listen no port", "listen: localhost\n", `bad.yaml:1: listen: "localhost" is not host:port: missing port in address`},
@@ -38,10 +38,10 @@ func TestBadFiles(t *testing.T) {
 		{"duration negative", "write_timeout: -1s\n", `bad.yaml:1: write_timeout: must be more than 0, got "-1s"`},
 		{"duration type", "write_timeout: [5s]\n", "bad.yaml:1: write_timeout: must be a duration (30s, 500ms, 2m)"},
 		{"mappings type", "mappings: site.yaml\n", "bad.yaml:1: mappings: must be a list of mapping file paths"},
-		{"mapping twice", "mappings:\n  - site.yaml\n  - ./site.yaml\n", "bad.yaml:3: mappings[1]: site.yaml is listed twice (first at line 2)"},
+		{"mapping twice", "mappings:\n  - site.yaml\n  - ./site.yaml\n", `bad.yaml:3: mappings[1]: "site.yaml" is listed twice (first at line 2)`},
 		{"mapping empty", "mappings: ['']\n", "bad.yaml:1: mappings[0]: must be a mapping file path"},
 		{"log type", "log: debug\n", "bad.yaml:1: log: must be a mapping (level)"},
-		{"log level", "log:\n  level: verbose\n", `bad.yaml:2: log.level: "verbose" is not a log level (want debug, info, warn, error)`},
+		{"log level", "log:\n  level: verbose\n", `bad.yaml:2: log.level: "verbose" is not a log level (debug, info, warn or error)`},
 		{"log key", "log:\n  lvl: x\n", "bad.yaml:2: log.lvl: unknown key (want level)"},
 		{"agents type", "agents: {id: A}\n", "bad.yaml:1: agents: must be a list of agents, each a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff)"},
 		{"agent type", "agents: [A]\n", "bad.yaml:1: agents[0]: must be a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff)"},
@@ -69,7 +69,7 @@ func TestBadFiles(t *testing.T) {
 		{"agent duplicate key", "agents:\n  - id: A\n    id: B\n    dialect: swarm\n", "bad.yaml:3: agents[0].id: duplicate key (first at line 2)"},
 		{"agent missing id and dialect", "agents:\n  - token: x\n", "bad.yaml:2: agents[0].id: missing: every agent has an id\n" +
 			"bad.yaml:2: agents[0].dialect: missing: every agent has a dialect (known: bluelabel, collab, elizaacl, fuse, swarm)"},
-		{"duplicate agent id", agent + "  - id: A\n    dialect: fuse\n", `bad.yaml:4: agents[1].id: duplicate agent id "A" (first at line 2)`},
+		{"duplicate agent id", agent + "  - id: A\n    dialect: fuse\n", `bad.yaml:4: agents[1].id: the agent id "A" is listed twice (first at line 2)`},
 		{"bridge's own id", "bridge_id: gw\nagents:\n  - id: gw\n    dialect: swarm\n", `bad.yaml:3: agents[0].id: "gw" is the bridge's own id (bridge_id)`},
 		{"default bridge id", "agents:\n  - id: mcp-bridge\n    dialect: swarm\n", `bad.yaml:2: agents[0].id: "mcp-bridge" is the bridge's own id (bridge_id)`},
 		{"unknown dialect", "agents:\n  - id: A\n    dialect: swarn\n", `bad.yaml:3: agents[0].dialect: unknown dialect "swarn" (known: bluelabel, collab, elizaacl, fuse, swarm)`},
@@ -136,10 +136,10 @@ log: {level: loud}
 	}
 	want := []string{
 		`site.yaml:3: agents[0].dialect: unknown dialect "nope" (known: fuse, swarm)`,
-		`site.yaml:4: agents[1].id: duplicate agent id "A" (first at line 2)`,
+		`site.yaml:4: agents[1].id: the agent id "A" is listed twice (first at line 2)`,
 		"site.yaml:7: agents[1].webhook: two ways to reach one agent: url (line 6) and webhook; give at most one",
 		`site.yaml:8: listen: "nowhere" is not host:port: missing port in address`,
-		`site.yaml:9: log.level: "loud" is not a log level (want debug, info, warn, error)`,
+		`site.yaml:9: log.level: "loud" is not a log level (debug, info, warn or error)`,
 	}
 	if len(es) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%v", len(es), len(want), err)

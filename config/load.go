@@ -17,24 +17,30 @@ import (
 // files declare. Every problem of every file is reported at once, each
 // with its file:line, in an Errors.
 func LoadAll(path string, extra []string) (*Config, error) {
+	c, _, err := loadAll(path, extra)
+	return c, err
+}
+
+// loadAll is LoadAll, also returning the decoded values for show.
+func loadAll(path string, extra []string) (*Config, *value, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, nil, fmt.Errorf("read config: %w", err)
 	}
-	d := newDecoder(path, nil)
-	c := d.decode(data)
-	errs := d.sorted()
-	names, merrs := dialectNames(append(append([]string(nil), c.Mappings...), extra...))
-	errs = append(errs, merrs...)
-	var derrs Errors
-	if errors.As(c.CheckDialects(names), &derrs) {
-		errs = append(errs, derrs...)
+	d := newDecoder(path)
+	root := d.decodeFile(data)
+	// The mapping files are loaded whatever else is wrong, for their own
+	// problems and the dialects they declare.
+	names, merrs := dialectNames(append(root.strs("mappings"), extra...))
+	if root != nil {
+		checkDialects(d, root, names)
 	}
+	errs := append(d.errs, merrs...)
 	if len(errs) > 0 {
 		errs.Sort()
-		return nil, errs
+		return nil, nil, errs
 	}
-	return c, nil
+	return bind(root, path, d.dir), root, nil
 }
 
 // dialectNames returns the dialects there are with the mapping files

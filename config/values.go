@@ -5,22 +5,112 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// checkListen says what is wrong with a listen address, or "".
+// The checks of scalar values the spec names. Each says what is wrong
+// with the value, the value quoted, or "".
+
+// checkListen checks a listen address, host:port.
 func checkListen(s string) string {
 	_, port, err := net.SplitHostPort(s)
 	if err != nil {
+		problem := err.Error()
 		if ae, ok := err.(*net.AddrError); ok {
-			return ae.Err
+			problem = ae.Err
 		}
-		return err.Error()
+		return fmt.Sprintf("%q is not host:port: %s", s, problem)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return fmt.Sprintf("port %q is not a number from 0 to 65535", port)
+		return fmt.Sprintf("%q is not host:port: port %q is not a number from 0 to 65535", s, port)
+	}
+	return ""
+}
+
+// checkURL checks a URL, given the schemes it may have.
+func checkURL(s string, schemes ...string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err
+		}
+		return fmt.Sprintf("%q is not a URL: %v", s, err)
+	}
+	ok := false
+	for _, sc := range schemes {
+		if u.Scheme == sc {
+			ok = true
+		}
+	}
+	if !ok {
+		return fmt.Sprintf("%q: the scheme must be %s://", s, strings.Join(schemes, ":// or "))
+	}
+	if u.Host == "" {
+		return fmt.Sprintf("%q has no host", s)
+	}
+	return ""
+}
+
+func checkWebSocketURL(s string) string { return checkURL(s, "ws", "wss") }
+func checkHTTPURL(s string) string      { return checkURL(s, "http", "https") }
+
+// checkNATSURLs checks NATS URLs, comma-separated.
+func checkNATSURLs(s string) string {
+	for _, u := range strings.Split(s, ",") {
+		if problem := checkURL(strings.TrimSpace(u), "nats", "tls"); problem != "" {
+			return problem
+		}
+	}
+	return ""
+}
+
+// checkInstanceName checks a cluster instance's name, a NATS subject token.
+func checkInstanceName(s string) string {
+	if strings.ContainsAny(s, ".*> \t") {
+		return fmt.Sprintf("%q has a character NATS subjects cannot hold (. * > or a space)", s)
+	}
+	return ""
+}
+
+// checkSubjectPrefix checks the cluster's NATS subject prefix.
+func checkSubjectPrefix(s string) string {
+	if strings.ContainsAny(s, "*> \t") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
+		return fmt.Sprintf("%q is not a NATS subject prefix", s)
+	}
+	return ""
+}
+
+// checkPattern checks an expose pattern: AGENT or AGENT:TOOL, globs as
+// path.Match reads them.
+func checkPattern(p string) string {
+	for _, g := range strings.SplitN(p, ":", 2) {
+		if g == "" {
+			return fmt.Sprintf("%q: an empty pattern (want AGENT or AGENT:TOOL)", p)
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Sprintf("%q is not a glob pattern: %v", p, err)
+		}
+	}
+	return ""
+}
+
+// checkEnvName checks an environment variable's name.
+func checkEnvName(k string) string {
+	if k == "" || strings.ContainsAny(k, "=\x00") {
+		return fmt.Sprintf("%q is not a variable name", k)
+	}
+	return ""
+}
+
+// checkHeaderName checks an HTTP header's name (a token of RFC 9110).
+func checkHeaderName(k string) string {
+	if k == "" || strings.ContainsFunc(k, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) {
+		return fmt.Sprintf("%q is not a header name", k)
 	}
 	return ""
 }
@@ -63,6 +153,18 @@ func parseSize(s string) (int, string) {
 	return int(n * mult), ""
 }
 
+// formatSize writes a size as parseSize reads it, in the largest binary
+// unit that divides it.
+func formatSize(n int) string {
+	switch {
+	case n > 0 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n > 0 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return strconv.Itoa(n)
+}
+
 // parseDuration reads a positive Go duration. It says what is wrong, or "".
 func parseDuration(s string) (time.Duration, string) {
 	v, err := time.ParseDuration(s)
@@ -75,27 +177,14 @@ func parseDuration(s string) (time.Duration, string) {
 	return v, ""
 }
 
-// checkURL says what is wrong with an agent's URL, given the schemes its
-// reach allows, or "".
-func checkURL(s string, schemes ...string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
-		}
-		return fmt.Sprintf("%q is not a URL: %v", s, err)
+// formatDuration writes a duration as a config file would: 1m, not 1m0s.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
-	ok := false
-	for _, sc := range schemes {
-		if u.Scheme == sc {
-			ok = true
-		}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
-	if !ok {
-		return fmt.Sprintf("%q: the scheme must be %s://", s, strings.Join(schemes, ":// or "))
-	}
-	if u.Host == "" {
-		return fmt.Sprintf("%q has no host", s)
-	}
-	return ""
+	return s
 }
