@@ -4,7 +4,7 @@ import "log/slog"
 
 // bind reads a decoded config, its defaults filled in, into a Config. The
 // values are checked already; bind only says where each one goes.
-func bind(root *value, file, dir string) *Config {
+func bind(root *value, file string) *Config {
 	c := &Config{
 		Listen:          root.str("listen"),
 		BridgeID:        root.str("bridge_id"),
@@ -42,7 +42,7 @@ func bind(root *value, file, dir string) *Config {
 		Prefix: cl.str("prefix"), Credentials: cl.str("credentials"), Token: cl.str("token"), Heartbeat: cl.dur("heartbeat")}
 
 	for _, a := range root.list("agents") {
-		c.Agents = append(c.Agents, bindAgent(a, dir))
+		c.Agents = append(c.Agents, bindAgent(a))
 	}
 	return c
 }
@@ -56,7 +56,7 @@ var logLevels = map[string]slog.Level{
 }
 
 // bindAgent reads one agent entry.
-func bindAgent(v *value, dir string) Agent {
+func bindAgent(v *value) Agent {
 	a := Agent{ID: v.str("id"), Dialect: v.str("dialect"), Token: v.str("token"), Subscribe: v.strs("subscribe"),
 		Line: v.line, DialectLine: v.get("dialect").lineOr0()}
 	for _, t := range v.list("tools") {
@@ -71,16 +71,10 @@ func bindAgent(v *value, dir string) Agent {
 		a.Reach, a.URL = ReachWebhook, v.str("webhook")
 	case v.has("command"):
 		a.Reach, a.Command, a.Env, a.Dir = ReachStdio, v.strs("command"), v.strMap("env"), v.str("dir")
-		if a.Dir == "" {
-			a.Dir = dir
-		}
 	case v.has("mcp"):
 		s := v.get("mcp")
 		a.Reach, a.Dialect = ReachMCP, MCPDialect
 		a.MCP = MCPServer{Command: s.strs("command"), Env: s.strMap("env"), Dir: s.str("dir"), URL: s.str("url"), Headers: s.strMap("headers")}
-		if a.MCP.Command != nil && a.MCP.Dir == "" {
-			a.MCP.Dir = dir
-		}
 	}
 	return a
 }

@@ -121,7 +121,7 @@ func Parse(name string, data []byte, dialects []string) (*Config, error) {
 	if len(d.errs) > 0 {
 		return nil, d.sorted()
 	}
-	return bind(root, name, d.dir), nil
+	return bind(root, name), nil
 }
 
 // CheckDialects reports every agent whose dialect is not among known.

@@ -103,10 +103,11 @@ func TestParseEveryKey(t *testing.T) {
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
-			back(Agent{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 29}),
+			// No restart_backoff for agents the bridge does not dial or run.
+			{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 29},
 			{ID: "JULES", Dialect: "swarm", Tools: Named("debug_code", "lint"), Reach: ReachWebSocket,
 				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 33},
-			back(Agent{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 38}),
+			{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 38},
 			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
 				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
 				BackoffMax: time.Minute, Line: 41}),
@@ -185,8 +186,18 @@ func TestValues(t *testing.T) {
 			}, "bare [{a [x]}] [x:*] 5s"},
 		{"cluster: {nats: 'nats://h:4222', name: a, heartbeat: 1s}", func(c *Config) any { return fmt.Sprint(c.Cluster.NATS, c.Cluster.Name, c.Cluster.Heartbeat) }, "nats://h:4222a1s"},
 		{"bridge_id: 'a$$b'", func(c *Config) any { return c.BridgeID }, "a$b"},
+		{"http: {forget_after: 0}", func(c *Config) any { return c.HTTP.ForgetAfter }, time.Duration(0)},
+		{"http: {forget_after: 0s}", func(c *Config) any { return c.HTTP.ForgetAfter }, time.Duration(0)},
+		{"heartbeat: 0", func(c *Config) any { return c.Heartbeat }, time.Duration(0)},
+		{"dedupe_window: 2m", func(c *Config) any { return c.DedupeWindow }, 2 * time.Minute},
+		{"max_frame: ${MCP_BRIDGE_TEST_SIZE}", func(c *Config) any { return c.MaxFrame }, 2 << 10},
+		{"agents: [{id: A, dialect: swarm}]", func(c *Config) any { return c.Agents[0].BackoffMax }, time.Duration(0)},
+		{"agents: [{id: M, mcp: {command: [m]}}]", func(c *Config) any { return c.Agents[0].MCP.Dir + " " + c.Agents[0].Dialect }, ". mcp"},
+		{"agents: [{id: M, mcp: {url: 'http://h/'}}]", func(c *Config) any { return c.Agents[0].MCP.Dir + c.Agents[0].MCP.URL }, "http://h/"},
+		{"mcp: {}", func(c *Config) any { return fmt.Sprint(c.MCP.Allow, c.MCP.Deny, c.MCP.Enabled, c.MCP.CallTimeout) }, "[*] [] true 0s"},
 	}
 	t.Setenv("MCP_BRIDGE_TEST_TOKEN", "t0k$n")
+	t.Setenv("MCP_BRIDGE_TEST_SIZE", "2KiB")
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
 			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)

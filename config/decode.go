@@ -324,16 +324,24 @@ func (d *decoder) object(n *yaml.Node, f *field, path string) *value {
 }
 
 // fill adds the defaults of the object's keys not given, in the spec's
-// order.
+// order. A key that goes only with others takes its default only when one
+// of them is there.
 func (d *decoder) fill(v *value) {
 	given := v.items
 	v.items = make([]*value, 0, len(v.f.fields))
+	has := func(key string) bool {
+		return slices.ContainsFunc(given, func(it *value) bool { return it.f.key == key })
+	}
 	for _, c := range v.f.fields {
-		i := slices.IndexFunc(given, func(it *value) bool { return it.f.key == c.key || slices.Contains(c.alts, it.f) })
-		if i >= 0 {
+		i := slices.IndexFunc(given, func(it *value) bool { return it.f.key == c.key })
+		switch {
+		case i >= 0:
 			v.items = append(v.items, given[i])
-		} else if dv := d.fallback(c, join(v.path, c.key)); dv != nil {
-			v.items = append(v.items, dv)
+		case len(c.with) > 0 && !slices.ContainsFunc(c.with, has):
+		default:
+			if dv := d.fallback(c, join(v.path, c.key)); dv != nil {
+				v.items = append(v.items, dv)
+			}
 		}
 	}
 }

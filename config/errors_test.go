@@ -102,6 +102,21 @@ func TestBadFiles(t *testing.T) {
 		{"tools twice", agent + "    tools: [a, a]\n", `bad.yaml:4: agents[0].tools[1]: the tool "a" is listed twice (first at line 4)`},
 		{"subscribe item", agent + "    subscribe: [[x]]\n", "bad.yaml:4: agents[0].subscribe[0]: must be a topic"},
 		{"token empty", agent + "    token: ''\n", "bad.yaml:4: agents[0].token: must be a token (a non-empty string)"},
+		{"retry delays", "retry: {initial_delay: 20s}\n", "bad.yaml:1: retry: initial_delay 20s is more than max_delay 10s"},
+		{"off negative", "heartbeat: -1s\n", `bad.yaml:1: heartbeat: must be 0s (off) or more, got "-1s"`},
+		{"off not a duration", "dedupe_window: never\n", `bad.yaml:1: dedupe_window: "never" is not a duration (30s, 500ms, 2m)`},
+		{"MCP tokens off loopback", "listen: 0.0.0.0:7300\n",
+			"bad.yaml:1: listen: the MCP face on a listener that is not loopback (0.0.0.0:7300) needs mcp.tokens, or mcp.enabled: false"},
+		{"MCP tokens off loopback, mcp given", "listen: 0.0.0.0:7300\nmcp:\n  stateless: true\n",
+			"bad.yaml:3: mcp.tokens: the MCP face on a listener that is not loopback (0.0.0.0:7300) needs mcp.tokens, or mcp.enabled: false"},
+		{"header name", "agents:\n  - id: M\n    mcp:\n      url: http://h/\n      headers: {'Bad Name': x}\n",
+			`bad.yaml:5: agents[0].mcp.headers.Bad Name: "Bad Name" is not a header name`},
+		{"NATS URLs", "cluster: {nats: 'nats://a:4222, http://b:4222'}\n", `bad.yaml:1: cluster.nats: "http://b:4222": the scheme must be nats:// or tls://`},
+		{"env in an argument", agent + "    command: [a, '${MCP_BRIDGE_TEST_UNSET}']\n",
+			"bad.yaml:4: agents[0].command[1]: the environment variable MCP_BRIDGE_TEST_UNSET is not set (write $$ for a literal $)"},
+		{"bad dialect is not also missing", "agents:\n  - id: A\n    dialect: [swarm]\n", "bad.yaml:3: agents[0].dialect: must be a dialect name"},
+		{"bad mcp is not a missing dialect", "agents:\n  - id: A\n    mcp: 5\n", "bad.yaml:3: agents[0].mcp: must be a mapping (command, env, dir, url, headers)"},
+		{"secret not quoted", "mcp:\n  tokens: [{token: [t]}]\n", "bad.yaml:2: mcp.tokens[0].token: must be a token"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

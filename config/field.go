@@ -38,9 +38,10 @@ type field struct {
 	// what names the value in errors ("must be <what>"); typ names its type
 	// in the reference. Both have defaults by kind.
 	what, typ string
-	// def is the default, as YAML text; defDoc says the default in words
-	// where it is not a fixed value. Objects without def take their
-	// fields' defaults.
+	// def is the default, as YAML text; defDoc says the default in words,
+	// for the reference, where it is not a fixed value or def does not
+	// say it plainly. Objects without def take their fields' defaults,
+	// unless defDoc says otherwise.
 	def, defDoc string
 
 	options    []string // kindEnum: the values
@@ -128,7 +129,7 @@ func (f *field) only(why string, with ...string) *field {
 	f.with, f.withWhy = with, why
 	return f
 }
-func (f *field) distinct(noun string) *field { f.unique, f.noun = true, noun; return f }
+func (f *field) distinct() *field { f.unique = true; return f }
 func (f *field) distinctBy(key, noun string) *field {
 	f.unique, f.uniqueBy, f.noun = true, key, noun
 	return f
@@ -137,6 +138,16 @@ func (f *field) checkedBy(c func(d *decoder, v *value)) *field {
 	f.checks = append(f.checks, c)
 	return f
 }
+
+// off lets a duration be 0 (or 0s), which turns its feature off.
+func (f *field) off() *field { f.zeroOff = true; return f }
+
+// pathed makes a string a file path, taken from the config file's
+// directory.
+func (f *field) pathed() *field { f.path = true; return f }
+
+// emptyOK lets a string be "".
+func (f *field) emptyOK() *field { f.allowEmpty = true; return f }
 
 // child returns the object's field of key, or nil.
 func (f *field) child(key string) *field {

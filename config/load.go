@@ -27,7 +27,18 @@ func loadAll(path string, extra []string) (*Config, *value, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read config: %w", err)
 	}
-	d := newDecoder(path)
+	root, errs := checkAll(path, data, extra)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	return bind(root, path), root, nil
+}
+
+// checkAll decodes a config file's text and checks it whole, with the
+// mapping files it names and extra. It returns the decoded values, and
+// every problem in file and line order.
+func checkAll(name string, data []byte, extra []string) (*value, Errors) {
+	d := newDecoder(name)
 	root := d.decodeFile(data)
 	// The mapping files are loaded whatever else is wrong, for their own
 	// problems and the dialects they declare.
@@ -36,11 +47,8 @@ func loadAll(path string, extra []string) (*Config, *value, error) {
 		checkDialects(d, root, names)
 	}
 	errs := append(d.errs, merrs...)
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, nil, errs
-	}
-	return bind(root, path, d.dir), root, nil
+	errs.Sort()
+	return root, errs
 }
 
 // dialectNames returns the dialects there are with the mapping files

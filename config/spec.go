@@ -17,21 +17,20 @@ func serveSpec() *field {
 		schemaField("input_schema", "A JSON Schema (draft 2020-12), in YAML, of the arguments."),
 		schemaField("output_schema", "A JSON Schema (draft 2020-12), in YAML, of the result."),
 	)
-	tool.typ = "object"
-	toolName := str("", "").named("an operation name")
+	toolName := str("", "").named("an operation name").typed("name")
 
 	agent := object("", "One agent the bridge knows: its id, its dialect, and how the bridge reaches it.",
 		str("id", "The agent's canonical id: the name messages use for it, as sender or receiver. Unique in the file, and not `bridge_id`.").
 			named("an agent id").mustHave("every agent has an id"),
-		str("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, or one a mapping file declares. Required, except for an MCP server (`mcp`), which has none.").
-			named("a dialect name"),
+		str("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, or one a mapping file declares. An MCP server (`mcp`) has none.").
+			named("a dialect name").defaultIs("required, except with `mcp`"),
 		str("token", "The token a connection claiming this id must present. Without it, the id needs none.").
 			named("a token (a non-empty string)").hidden(),
 		list("tools", "The operations it serves: for routing a request that names no receiver, and as its tools for MCP clients where its dialect declares none (bluelabel) or names only (swarm). Each a name, or a descriptor.",
 			oneOf("", "", toolName, tool)).
 			named(fmt.Sprintf("a list of tools: names, or mappings (%s)", tool.keyList())).distinctBy("name", "tool"),
 		list("subscribe", "The topics it receives.", str("", "").named("a topic")).
-			named("a list of topics").distinct(""),
+			named("a list of topics").distinct(),
 		str("url", "The bridge dials the agent's WebSocket here, and redials with backoff when the connection drops.").
 			named("a WebSocket URL (ws:// or wss://)").typed("URL (`ws://`, `wss://`)").checked(checkWebSocketURL),
 		str("webhook", "The bridge POSTs each message to the agent here.").
@@ -40,7 +39,7 @@ func serveSpec() *field {
 		mcpServerField(),
 		envField().only("the environment of an agent the bridge runs", "command"),
 		str("dir", "The child's working directory.").named("a directory").
-			defaultIs("the config file's directory").only("the working directory of an agent the bridge runs", "command").pathed(),
+			withDefault(".").defaultIs("the config file's directory").only("the working directory of an agent the bridge runs", "command").pathed(),
 		object("restart_backoff", "The waits before redialling a `url` agent, restarting a `command` agent, or reaching an `mcp` agent again: from `min`, growing to `max`.",
 			duration("min", "The first wait.").withDefault("100ms"),
 			duration("max", "The longest wait.").withDefault("10s"),
@@ -48,12 +47,11 @@ func serveSpec() *field {
 	).checkedBy(checkMCPAgent)
 	agent.choice = &choice{keys: []string{"url", "webhook", "command", "mcp"},
 		twice: "two ways to reach one agent: %s (line %d) and %s; give at most one"}
-	agent.typ = "object"
 
 	token := object("", "A bearer token, and what it may reach.",
 		str("token", "The token, best given as `${VAR}`.").named("a token").mustHave("every entry has a token").hidden(),
 		list("agents", "The agents whose tools this token sees and calls; without it, all.", str("", "").named("an agent id")).
-			named("a list of agent ids").distinct(""),
+			named("a list of agent ids").distinct(),
 	)
 
 	root := object("", "",
@@ -76,7 +74,7 @@ func serveSpec() *field {
 			number("backoff_factor", "What each wait is multiplied by for the next.").atLeast(1).withDefault("2"),
 			list("retryable_errors", "The canonical error codes whose answers are retried.",
 				enum("", "", errorCodes...).named("a canonical error code")).
-				named("a list of canonical error codes").distinct("").withDefault("[timeout, unavailable]"),
+				named("a list of canonical error codes").distinct().withDefault("[timeout, unavailable]"),
 		).checkedBy(notMore("initial_delay", "max_delay")),
 		object("circuit_breaker", "Each agent's circuit breaker (specs/collab.md 5.3): after `failure_threshold` failures in a row, requests to the agent are refused at once; after `reset_timeout`, `half_open_requests` probes go through, and as many successes close it again.",
 			integer("failure_threshold", "The failures in a row that open the breaker; 0 turns it off.").withDefault("5"),
@@ -91,7 +89,7 @@ func serveSpec() *field {
 		),
 		list("mappings", "Mapping files layered over the embedded defaults, in order, the later winning.",
 			str("", "").named("a mapping file path").pathed()).
-			named("a list of mapping file paths").distinct("").defaultIs("none"),
+			named("a list of mapping file paths").distinct().defaultIs("none"),
 		object("log", "Logging.",
 			enum("level", "The least severe level logged.", "debug", "info", "warn", "error").named("a log level").withDefault("info"),
 		),
@@ -113,7 +111,7 @@ func serveSpec() *field {
 			duration("call_timeout", "A `tools/call`'s time limit.").defaultIs("`request_timeout`"),
 			str("sender", "The sender id MCP clients' requests carry to the agents.").named("an agent id").withDefault("mcp-client"),
 		),
-		object("cluster", "Joining a cluster of bridges on NATS (docs/cluster.md). With neither `nats` nor `embedded`, the bridge runs alone.",
+		object("cluster", "Joining a cluster of bridges on NATS, which then behave as one. With neither `nats` nor `embedded`, the bridge runs alone.",
 			str("nats", "The NATS server to join; `serve --nats URL` overrides it.").
 				named("a NATS URL (nats:// or tls://; several comma-separated)").typed("URLs (`nats://`, `tls://`), comma-separated").
 				defaultIs("none").checked(checkNATSURLs),
@@ -136,9 +134,7 @@ func serveSpec() *field {
 
 // commandField is a program and its arguments.
 func commandField(doc string) *field {
-	arg := str("", "").named("an argument")
-	arg.allowEmpty = true
-	f := list("command", doc, arg).named("a list: the program and its arguments").checkedBy(checkProgram)
+	f := list("command", doc, str("", "").named("an argument").emptyOK()).named("a list: the program and its arguments").checkedBy(checkProgram)
 	f.nonEmpty = true
 	f.typ = "list of strings"
 	return f
@@ -146,8 +142,7 @@ func commandField(doc string) *field {
 
 // envField is environment variables for a child.
 func envField() *field {
-	val := str("", "").named(`a value (write "" for an empty one)`).hidden()
-	val.allowEmpty = true
+	val := str("", "").named(`a value (write "" for an empty one)`).hidden().emptyOK()
 	f := mapOf("env", "Environment variables added to the bridge's own for the child; a number or `true` is taken as its text.", val).
 		named("a mapping (variable names to values)")
 	f.checkKey = checkEnvName
@@ -156,8 +151,7 @@ func envField() *field {
 
 // mcpServerField is how to reach an agent that is an MCP server.
 func mcpServerField() *field {
-	headerValue := str("", "").named(`a value (write "" for an empty one)`).hidden()
-	headerValue.allowEmpty = true
+	headerValue := str("", "").named(`a value (write "" for an empty one)`).hidden().emptyOK()
 	headers := mapOf("headers", "HTTP headers sent with every request.", headerValue).
 		named("a mapping (header names to values)").only("a server over HTTP", "url")
 	headers.checkKey = checkHeaderName
@@ -165,7 +159,7 @@ func mcpServerField() *field {
 		commandField("The server to run, as a child on stdio: the program, then its arguments."),
 		envField().only("a server the bridge runs", "command"),
 		str("dir", "The child's working directory.").named("a directory").
-			defaultIs("the config file's directory").only("a server the bridge runs", "command").pathed(),
+			withDefault(".").defaultIs("the config file's directory").only("a server the bridge runs", "command").pathed(),
 		str("url", "The server's streamable HTTP endpoint.").
 			named("an HTTP URL of a streamable HTTP MCP endpoint (http:// or https://)").typed("URL (`http://`, `https://`)").checked(checkHTTPURL),
 		headers,
@@ -185,12 +179,5 @@ func schemaField(key, doc string) *field {
 
 // patterns is a list of expose patterns.
 func patterns(key, doc string) *field {
-	return list(key, doc, str("", "").named("a pattern").checked(checkPattern)).named("a list of patterns").distinct("")
+	return list(key, doc, str("", "").named("a pattern").checked(checkPattern)).named("a list of patterns").distinct()
 }
-
-// off lets a duration be 0 (or 0s), which turns its feature off.
-func (f *field) off() *field { f.zeroOff = true; return f }
-
-// pathed makes a string a file path, taken from the config file's
-// directory.
-func (f *field) pathed() *field { f.path = true; return f }

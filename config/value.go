@@ -121,12 +121,3 @@ func (v *value) list(key string) []*value {
 	}
 	return nil
 }
-
-// at returns the line of the value's key, or of the value where it has no
-// key of its own.
-func (v *value) at() int {
-	if v.keyLine != 0 {
-		return v.keyLine
-	}
-	return v.line
-}
