@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"validate":  {"check messages against their dialect's schema and rules", runValidate},
 		"dialects":  {"list the dialects and what each can carry", runDialects},
 		"mappings":  {"check mapping files, or show the effective mapping", runMappings},
+		"config":    {"check a serve config, show it with its defaults, or print its JSON Schema", runConfig},
 		"version":   {"print the version", runVersion},
 		"serve":     {"run the bridge: agents of every dialect connect and talk through it", runServe},
 		"agent":     {"run a reference agent of any dialect", runAgent},

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mcp-bridge/mcp-bridge/config"
+)
+
+// runConfig checks serve config files, shows the effective config, or
+// prints the config's JSON Schema.
+func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	usage := func() int {
+		fmt.Fprintln(stderr, "usage: mcp-bridge config check [--mapping FILE]... FILE...")
+		fmt.Fprintln(stderr, "       mcp-bridge config show [--mapping FILE]... [FILE]")
+		fmt.Fprintln(stderr, "       mcp-bridge config schema")
+		return exitUsage
+	}
+	if len(args) == 0 {
+		return usage()
+	}
+	switch args[0] {
+	case "check":
+		return runConfigCheck(args[1:], stdout, stderr)
+	case "show":
+		return runConfigShow(args[1:], stdout, stderr)
+	case "schema":
+		if len(args) > 1 {
+			return usage()
+		}
+		_, _ = stdout.Write(config.Schema())
+		return exitOK
+	case "-h", "--help", "help":
+		usage()
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "mcp-bridge: config: unknown subcommand %q\n", args[0])
+	return usage()
+}
+
+// runConfigCheck checks each file as serve would, with the mapping files it
+// names and those of --mapping, and lists every problem.
+func runConfigCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("config check", "[--mapping FILE]... FILE...", stderr)
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file applied after each config's own, as with serve (repeatable)")
+	files, help, err := parseInterspersed(fs, args)
+	if err != nil {
+		if help {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	code := exitOK
+	for _, f := range files {
+		_, err := config.LoadAll(f, maps)
+		var es config.Errors
+		switch {
+		case err == nil:
+			fmt.Fprintf(stdout, "%s: ok\n", f)
+		case errors.As(err, &es):
+			for _, e := range es {
+				fmt.Fprintln(stdout, e)
+			}
+			code = exitInvalid
+		default:
+			fmt.Fprintf(stdout, "%s: %v\n", f, err)
+			code = exitInvalid
+		}
+	}
+	return code
+}
+
+// runConfigShow prints the effective config of a file, or of the embedded
+// default, with the defaults filled in.
+func runConfigShow(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("config show", "[--mapping FILE]... [FILE]", stderr)
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file applied after the config's own, as with serve (repeatable)")
+	files, help, err := parseInterspersed(fs, args)
+	if err != nil {
+		if help {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(files) > 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	file := ""
+	if len(files) == 1 {
+		file = files[0]
+	}
+	out, err := config.Effective(file, maps)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge config show: %v\n", err)
+		return exitInvalid
+	}
+	_, _ = stdout.Write(out)
+	return exitOK
+}
