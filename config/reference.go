@@ -31,14 +31,10 @@ func referenceSection(b *bytes.Buffer, f *field, path string) {
 	}
 	intro := f.doc
 	if f.choice != nil {
-		quoted := make([]string, len(f.choice.keys))
-		for i, k := range f.choice.keys {
-			quoted[i] = "`" + k + "`"
-		}
 		if f.choice.none != "" {
-			intro += fmt.Sprintf(" Exactly one of %s.", orList(quoted))
+			intro += fmt.Sprintf(" Exactly one of %s.", orList(code(f.choice.keys)))
 		} else {
-			intro += fmt.Sprintf(" At most one of %s.", orList(quoted))
+			intro += fmt.Sprintf(" At most one of %s.", orList(code(f.choice.keys)))
 		}
 	}
 	if intro = strings.TrimSpace(intro); intro != "" {
@@ -100,11 +96,7 @@ func (f *field) typeName() string {
 	case kindBool:
 		return "`true` or `false`"
 	case kindEnum:
-		quoted := make([]string, len(f.options))
-		for i, o := range f.options {
-			quoted[i] = "`" + o + "`"
-		}
-		return orList(quoted)
+		return orList(code(f.options))
 	case kindJSON:
 		return "JSON object"
 	case kindList:
@@ -150,13 +142,18 @@ func (f *field) defaultText() string {
 func (f *field) docText() string {
 	s := f.doc
 	if len(f.with) > 0 {
-		quoted := make([]string, len(f.with))
-		for i, w := range f.with {
-			quoted[i] = "`" + w + "`"
-		}
-		s += fmt.Sprintf(" Only with %s.", orList(quoted))
+		s += fmt.Sprintf(" Only with %s.", orList(code(f.with)))
 	}
 	return s
+}
+
+// code writes each word as Markdown code.
+func code(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = "`" + w + "`"
+	}
+	return out
 }
 
 // cell makes text fit in a Markdown table cell.

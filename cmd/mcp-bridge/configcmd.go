@@ -42,21 +42,11 @@ func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runConfigCheck checks each file as serve would, with the mapping files it
 // names and those of --mapping, and lists every problem.
 func runConfigCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("config check", "[--mapping FILE]... FILE...", stderr)
-	var maps fileList
-	fs.Var(&maps, "mapping", "a mapping file applied after each config's own, as with serve (repeatable)")
-	files, help, err := parseInterspersed(fs, args)
-	if err != nil {
-		if help {
-			return exitOK
-		}
-		return exitUsage
+	files, maps, code := configFlags("check", "[--mapping FILE]... FILE...", args, 1, -1, stderr)
+	if code >= 0 {
+		return code
 	}
-	if len(files) == 0 {
-		fs.Usage()
-		return exitUsage
-	}
-	code := exitOK
+	code = exitOK
 	for _, f := range files {
 		_, err := config.LoadAll(f, maps)
 		var es config.Errors
@@ -79,19 +69,9 @@ func runConfigCheck(args []string, stdout, stderr io.Writer) int {
 // runConfigShow prints the effective config of a file, or of the embedded
 // default, with the defaults filled in.
 func runConfigShow(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("config show", "[--mapping FILE]... [FILE]", stderr)
-	var maps fileList
-	fs.Var(&maps, "mapping", "a mapping file applied after the config's own, as with serve (repeatable)")
-	files, help, err := parseInterspersed(fs, args)
-	if err != nil {
-		if help {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(files) > 1 {
-		fs.Usage()
-		return exitUsage
+	files, maps, code := configFlags("show", "[--mapping FILE]... [FILE]", args, 0, 1, stderr)
+	if code >= 0 {
+		return code
 	}
 	file := ""
 	if len(files) == 1 {
@@ -104,4 +84,24 @@ func runConfigShow(args []string, stdout, stderr io.Writer) int {
 	}
 	_, _ = stdout.Write(out)
 	return exitOK
+}
+
+// configFlags parses the flags of config check and show: --mapping, and
+// from least to most files (most < 0: any number). It returns the exit
+// code when the command is to stop there, else -1.
+func configFlags(sub, synopsis string, args []string, least, most int, stderr io.Writer) ([]string, []string, int) {
+	fs := newFlagSet("config "+sub, synopsis, stderr)
+	var maps fileList
+	fs.Var(&maps, "mapping", "a mapping file applied after the config's own, as with serve (repeatable)")
+	files, help, err := parseInterspersed(fs, args)
+	switch {
+	case help:
+		return nil, nil, exitOK
+	case err != nil:
+		return nil, nil, exitUsage
+	case len(files) < least || most >= 0 && len(files) > most:
+		fs.Usage()
+		return nil, nil, exitUsage
+	}
+	return files, maps, -1
 }

@@ -33,6 +33,8 @@ func TestConfigCommand(t *testing.T) {
 			code: 0, stdout: []string{": ok"}},
 		{name: "check a missing file", args: []string{"config", "check", filepath.Join(dir, "none.yaml")}, code: 1, stdout: []string{"read config:"}},
 		{name: "check no file", args: []string{"config", "check"}, code: 2, stderr: []string{"usage: mcp-bridge config check"}},
+		{name: "check help", args: []string{"config", "check", "-h"}, code: 0, stderr: []string{"usage: mcp-bridge config check", "-mapping"}},
+		{name: "show two files", args: []string{"config", "show", good, bad}, code: 2, stderr: []string{"usage: mcp-bridge config show"}},
 		{name: "show the default", args: []string{"config", "show"}, code: 0,
 			stdout: []string{"listen: 127.0.0.1:7300\n", "max_frame: 1MiB\n", "cluster: # default\n"}},
 		{name: "show a file", args: []string{"config", "show", good}, code: 0,
