@@ -140,9 +140,6 @@ func (d *decoder) scalar(n *yaml.Node, f *field, path string) *value {
 func parseScalar(v *value, s string) string {
 	f := v.f
 	quoted := strconv.Quote(s)
-	if f.secret {
-		quoted = "the value"
-	}
 	switch f.kind {
 	case kindString:
 		v.s = s
@@ -354,10 +351,10 @@ func (d *decoder) fallback(f *field, path string) *value {
 		if err := yaml.Unmarshal([]byte(f.def), &doc); err != nil || len(doc.Content) == 0 {
 			panic(fmt.Sprintf("config: the default of %s is not YAML: %q", path, f.def))
 		}
-		spec := &decoder{file: "the config spec", dir: d.dir}
-		v := spec.node(doc.Content[0], f, path)
-		if len(spec.errs) > 0 {
-			panic(fmt.Sprintf("config: the default of %s: %v", path, spec.errs))
+		sd := &decoder{file: "the config spec", dir: d.dir}
+		v := sd.node(doc.Content[0], f, path)
+		if len(sd.errs) > 0 {
+			panic(fmt.Sprintf("config: the default of %s: %v", path, sd.errs))
 		}
 		unset(v)
 		return v
