@@ -176,6 +176,34 @@ func TestRoundTripSparse(t *testing.T) {
 	}
 }
 
+// TestOptionalNulls: the members upstream's Pydantic models declare
+// optional (X | None) may be null. Such a null is valid, carries no value
+// (nothing to lose in another dialect) and is written back on a round trip.
+func TestOptionalNulls(t *testing.T) {
+	for _, msg := range []string{
+		`{"message_type":"request","sender_id":"a","receiver_id":"b","correlation_id":null,"payload":{"tool_name":"t","arguments":{},"timeout":null}}`,
+		`{"message_type":"response","sender_id":"b","receiver_id":"a","correlation_id":"c","payload":{"success":true,"result":null,"error":null,"execution_time":null}}`,
+		`{"message_type":"notification","sender_id":"a","receiver_id":null,"payload":{"event_type":"e"}}`,
+	} {
+		c := codec()
+		if p := c.Validate([]byte(msg)); len(p) != 0 {
+			t.Errorf("%s: %v", msg, p)
+		}
+		env, err := c.Decode([]byte(msg))
+		if err != nil {
+			t.Fatalf("%s: %v", msg, err)
+		}
+		if env.TTL.Set || len(env.Extra) != 0 || env.Has(canonical.CResult) || env.Has(canonical.CErrorMessage) {
+			t.Errorf("%s: a null carries a value: ttl %v, extra %v", msg, env.TTL, env.Extra)
+		}
+		ctx := dialecttest.EncodeContext()
+		out, err := c.Encode(nil, env, ctx)
+		if err != nil || !dialecttest.JSONEqual([]byte(msg), out) || len(ctx.Losses) != 0 {
+			t.Errorf("round trip:\n in  %s\n out %s\n losses %v, %v", msg, out, ctx.Losses, err)
+		}
+	}
+}
+
 // TestEncodeForeign encodes envelopes as another dialect would hand them
 // over: stand-ins are filled and reported, values swarm cannot take are
 // approximated and reported, and the output validates.

@@ -179,6 +179,9 @@ func (e *encoder) request() {
 		}
 		w.Key("timeout")
 		w.Int(clamped)
+	} else if e.lay.has(nullTimeout) {
+		w.Key("timeout")
+		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
@@ -209,6 +212,10 @@ func (e *encoder) response() {
 		} else {
 			w.Null()
 		}
+	}
+	if e.lay.has(nullExecTime) {
+		w.Key("execution_time")
+		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
