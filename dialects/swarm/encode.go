@@ -119,9 +119,17 @@ func (e *encoder) receiver(msgType string) {
 	switch {
 	case r.Kind == canonical.AddressAgent:
 		w.String(r.ID)
-	case r.Kind == canonical.AddressTopic:
+	case r.Kind == canonical.AddressTopic && (msgType == typeNotification || msgType == typeError):
 		e.ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics; topic %q sent to all (receiver_id null)", r.ID))
 		w.Null()
+	case r.Kind == canonical.AddressTopic:
+		// Only notifications and errors may go to all (receiver_id null).
+		id := r.ID
+		if id == "" {
+			id = dialects.Unknown
+		}
+		e.ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics, and a %s needs a receiver; topic %q sent to receiver_id %q", msgType, r.ID, id))
+		w.String(id)
 	case e.own || msgType == typeNotification || msgType == typeError:
 		w.Null()
 	default:
