@@ -56,10 +56,7 @@ func validateOne(tr *translate.Translator, dialect, file string, stdin io.Reader
 		fmt.Fprintf(stdout, "%s: %v\n", name, err)
 		return false
 	}
-	problems := c.Validate(msg)
-	if _, err := c.Decode(msg); err != nil {
-		problems = append([]dialects.Problem{problemOf(err)}, problems...)
-	}
+	problems := dialects.Check(c, msg)
 	if len(problems) == 0 {
 		fmt.Fprintf(stdout, "%s: ok (%s)\n", name, c.Name())
 		return true
@@ -68,11 +65,4 @@ func validateOne(tr *translate.Translator, dialect, file string, stdin io.Reader
 		fmt.Fprintf(stdout, "%s: %s: %s\n", name, c.Name(), p)
 	}
 	return false
-}
-
-func problemOf(err error) dialects.Problem {
-	if de, ok := err.(*dialects.Error); ok {
-		return dialects.Problem{Path: de.Path, Message: de.Problem}
-	}
-	return dialects.Problem{Message: err.Error()}
 }

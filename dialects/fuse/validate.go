@@ -25,7 +25,10 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	act, _ := c.Acts.Canonical(root.Get("messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
 	case shapeRequest:
-		if nonEmpty(content.Get("capability")) == "" && nonEmpty(content.Get("action")) == "" {
+		// A capability or action that is not a string is the schema's
+		// problem, not this one.
+		capability, action := content.Get("capability"), content.Get("action")
+		if nonEmpty(capability) == "" && nonEmpty(action) == "" && absentOrText(capability) && absentOrText(action) {
 			add("content", "a request must name a capability or an action")
 		}
 	case shapeResult:
@@ -83,6 +86,9 @@ func nonEmpty(v gjson.Result) string {
 	}
 	return ""
 }
+
+// absentOrText reports whether v is absent or a string, empty or not.
+func absentOrText(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.String }
 
 // Detect scores msg as fuse: messageType is its mark, with content, source
 // and target objects beside it.

@@ -104,7 +104,9 @@ func TestDecodeMessageTypes(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	cases := []struct{ msg, want string }{
-		{`{"message_type":`, "swarm: not valid JSON"},
+		{`{"message_type":`, "swarm: not valid JSON: unexpected end of JSON input at byte 16"},
+		{`{"message_type" "request"}`, "swarm: not valid JSON: invalid character '\"' after object key at byte 16"},
+		{"{\"message_type\":\"request\",\"payload\":{\"arguments\":{\"t\":\"a\xc3(\"}}}", "swarm: payload.arguments.t: not valid UTF-8: 0xc3 at byte 56"},
 		{`[]`, "swarm: a message must be a JSON object, got an array"},
 		{`{"sender_id":"a","payload":{}}`, "swarm: message_type: missing"},
 		{`{"message_type":"gossip","sender_id":"a"}`, `swarm: message_type: unknown message type "gossip" (want one of [request response error notification handshake_request handshake_response])`},
