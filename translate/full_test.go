@@ -23,9 +23,10 @@ import (
 // written in that dialect and decoded again), encoded through the default
 // mappings into every dialect (the five built-ins and the declared hook of
 // examples/hook.yaml). Each encode is either refused with an error naming
-// the target, or writes a message that passes the target's Validate; and
-// every concept the source held either comes back from the output with its
-// value or is reported as a loss.
+// the target (or, for a capability declaration naming no sender, a
+// *translate.SenderError), or writes a message that passes the target's
+// Validate; and every concept the source held either comes back from the
+// output with its value or is reported as a loss.
 func TestFullEnvelopes(t *testing.T) {
 	m := mappings.MustDefaults()
 	hook, err := os.ReadFile(filepath.Join("..", "examples", "hook.yaml"))
@@ -131,7 +132,13 @@ func checkFull(t *testing.T, tr *translate.Translator, from, to string, env *c.E
 	res, err := tr.Encode(nil, from, to, env, translate.Options{Context: dialecttest.EncodeContext()})
 	if err != nil {
 		var de *dialects.Error
-		if !errors.As(err, &de) || de.Dialect != to {
+		var se *translate.SenderError
+		switch {
+		case errors.As(err, &se):
+			if env.Act != c.ActInformCapabilities || env.Sender.ID != "" || se.To != to {
+				t.Fatalf("refused for its sender: %v", err)
+			}
+		case !errors.As(err, &de) || de.Dialect != to:
 			t.Fatalf("refusal does not name %s: %v", to, err)
 		}
 		return

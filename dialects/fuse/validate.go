@@ -91,9 +91,13 @@ func nonEmpty(v gjson.Result) string {
 func absentOrText(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.String }
 
 // Detect scores msg as fuse: messageType is its mark, with content, source
-// and target objects beside it.
+// and target objects beside it; with no messageType, a capability
+// declaration document (a "capabilities" array and no content) scores 2.
 func (c *Codec) Detect(msg []byte) int {
-	r := gjson.GetManyBytes(msg, "messageType", "content", "source", "target")
+	r := gjson.GetManyBytes(msg, "messageType", "content", "source", "target", "capabilities")
+	if !r[0].Exists() && !r[1].Exists() && r[4].IsArray() {
+		return 2
+	}
 	if r[0].Type != gjson.String {
 		return 0
 	}
