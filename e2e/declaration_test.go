@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 )
 
@@ -44,15 +41,7 @@ func TestFuseDeclarationDocument(t *testing.T) {
 	}
 
 	// A connection that has not named its agent.
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, h.wsURL()+"/ws/fuse", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.CloseNow()
-	codec, _ := builtin.Default().Lookup("fuse")
-	anon := &client{t: t, c: conn, codec: codec}
+	anon := h.dial("fuse", "")
 	anon.send(doc)
 	reply := anon.decode(anon.recv())
 	if reply.Error == nil || !strings.Contains(reply.Error.Message, "fuse: a capability declaration declares the agent that sends it, and this connection has named none") ||
