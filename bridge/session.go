@@ -326,14 +326,20 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 
 // claim checks that env's sender, a canonical id, is the session's agent,
 // binding an unbound session to it. A message without a sender speaks for
-// the bound agent.
+// the bound agent; a capability declaration without one (fuse's
+// declaration document) needs the session bound, since it declares its
+// sender.
 func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 	s.mu.Lock()
-	a := s.agent
+	a, dialect := s.agent, s.codec.Name()
 	s.mu.Unlock()
 	if env.Sender.ID == "" {
-		if a != nil {
+		switch {
+		case a != nil:
 			env.Sender.ID = a.ID()
+		case env.Act == canonical.ActInformCapabilities:
+			return &canonical.Error{Code: canonical.ErrUnauthorized, Message: dialect +
+				": a capability declaration declares the agent that sends it, and this connection has named none: connect as the agent (?agent=ID) or name the sender in the declaration"}
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 package dialects
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -68,13 +69,18 @@ func Join(parent, key string) string {
 }
 
 // MergeProblems returns rule problems followed by the schema problems on
-// paths the rules did not already speak of.
+// paths the rules did not already speak of: each problem once, in the
+// rules' words. A schema's "missing property 'k'" at p speaks of p.k.
 func MergeProblems(rules, schema []Problem) []Problem {
 	out := rules
 	for _, s := range schema {
+		at := s.Path
+		if k, ok := strings.CutPrefix(s.Message, "missing property '"); ok && strings.HasSuffix(k, "'") {
+			at = Join(s.Path, strings.TrimSuffix(k, "'"))
+		}
 		dup := false
 		for _, r := range rules {
-			if r.Path == s.Path {
+			if r.Path == s.Path || r.Path == at {
 				dup = true
 				break
 			}
@@ -86,6 +92,27 @@ func MergeProblems(rules, schema []Problem) []Problem {
 	return out
 }
 
+// ProblemOf returns err, a decoder's error, as a Problem.
+func ProblemOf(err error) Problem {
+	var de *Error
+	if errors.As(err, &de) {
+		return Problem{Path: de.Path, Message: de.Problem}
+	}
+	return Problem{Message: err.Error()}
+}
+
+// Check decodes msg with c and validates it, and returns what is wrong with
+// it, each problem once: the decoder's error first (a message that is not
+// JSON in UTF-8 has only that one), then Validate's problems on other paths.
+// Like Decode, it takes ownership of msg.
+func Check(c Codec, msg []byte) []Problem {
+	problems := c.Validate(msg)
+	if _, err := c.Decode(msg); err != nil {
+		return MergeProblems([]Problem{ProblemOf(err)}, problems)
+	}
+	return problems
+}
+
 // Rules collects what a dialect's own rules find wrong with a message,
 // beside its schema.
 type Rules struct {
@@ -93,12 +120,12 @@ type Rules struct {
 }
 
 // CheckRules starts checking msg against a dialect's rules: it returns the
-// message and the Rules to record problems in; ok is false, with that
-// problem recorded, when msg is not JSON.
+// message and the Rules to record problems in; ok is false, with that one
+// problem recorded, when msg is not JSON in UTF-8 (CheckInput).
 func CheckRules(msg []byte) (root gjson.Result, rules *Rules, ok bool) {
 	rules = &Rules{}
-	if !gjson.ValidBytes(msg) {
-		rules.List = append(rules.List, Problem{Message: "not valid JSON"})
+	if err := CheckInput("", msg); err != nil {
+		rules.List = append(rules.List, Problem{Path: err.Path, Message: err.Problem})
 		return gjson.Result{}, rules, false
 	}
 	return gjson.ParseBytes(msg), rules, true

@@ -12,12 +12,12 @@ type Reader struct {
 	Dialect string
 }
 
-// Parse checks that msg is a JSON object and returns it. The result, and
-// every value read from it, shares msg's memory: Parse takes ownership of
-// msg, as Decoder.Decode does.
+// Parse checks that msg is a JSON object in UTF-8 (CheckInput) and returns
+// it. The result, and every value read from it, shares msg's memory: Parse
+// takes ownership of msg, as Decoder.Decode does.
 func (r Reader) Parse(msg []byte) (gjson.Result, error) {
-	if !gjson.ValidBytes(msg) {
-		return gjson.Result{}, &Error{Dialect: r.Dialect, Problem: "not valid JSON"}
+	if err := CheckInput(r.Dialect, msg); err != nil {
+		return gjson.Result{}, err
 	}
 	v := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg)))
 	if !v.IsObject() {

@@ -52,8 +52,10 @@ func (r *Registry) Codecs() []Codec {
 // Detect returns the codec most sure that msg is of its dialect. It fails
 // when msg is not JSON or no codec recognises it.
 func (r *Registry) Detect(msg []byte) (Codec, error) {
-	if !gjson.ValidBytes(msg) {
-		return nil, &Error{Dialect: "auto", Problem: "not valid JSON"}
+	// Text that is not UTF-8 is left to the detected dialect's decoder,
+	// which names itself in the error.
+	if err := checkSyntax("auto", msg); err != nil {
+		return nil, err
 	}
 	if !gjson.ParseBytes(msg).IsObject() {
 		return nil, &Error{Dialect: "auto", Problem: "a message must be a JSON object"}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -65,11 +66,15 @@ func TestBadInput(t *testing.T) {
 				frame []byte
 				code  canonical.ErrorCode
 				says  []string
+				once  string // said exactly once, when set
 			}{
-				{"malformed JSON", []byte(`{"oops": `), canonical.ErrInvalidMessage, []string{d + ":", "JSON"}},
-				{"schema violation", schemaBad, canonical.ErrInvalidMessage, []string{d + ":", missing}},
-				{"unknown receiver", c.encode(request(d, "nobody-here", "echo", `{}`, "to-nobody")), canonical.ErrNotFound, []string{"NOBODY-HERE"}},
-				{"oversize", c.encode(request(d, responder("swarm"), "echo", `{"pad":"`+strings.Repeat("x", 5000)+`"}`, "big")), canonical.ErrTooLarge, []string{d + ":", "4096"}},
+				{"malformed JSON", []byte(`{"oops": `), canonical.ErrInvalidMessage,
+					[]string{d + ": not valid JSON: unexpected end of JSON input at byte 9"}, "not valid JSON"},
+				{"invalid UTF-8", notUTF8(t, c.encode(request(d, responder("swarm"), "echo", `{"s":"utf8probe"}`, "utf8-"+d))), canonical.ErrInvalidMessage,
+					[]string{d + ":", ".s: not valid UTF-8: 0xff at byte "}, "not valid UTF-8"},
+				{"schema violation", schemaBad, canonical.ErrInvalidMessage, []string{d + ":", missing}, ""},
+				{"unknown receiver", c.encode(request(d, "nobody-here", "echo", `{}`, "to-nobody")), canonical.ErrNotFound, []string{"NOBODY-HERE"}, ""},
+				{"oversize", c.encode(request(d, responder("swarm"), "echo", `{"pad":"`+strings.Repeat("x", 5000)+`"}`, "big")), canonical.ErrTooLarge, []string{d + ":", "4096"}, ""},
 			}
 			for _, tc := range cases {
 				c.send(tc.frame)
@@ -84,6 +89,9 @@ func TestBadInput(t *testing.T) {
 					if !strings.Contains(msg, strings.ToUpper(s)) {
 						t.Errorf("%s: error %q does not say %q", tc.name, reply.Error.Message, s)
 					}
+				}
+				if tc.once != "" && strings.Count(msg, strings.ToUpper(tc.once)) != 1 {
+					t.Errorf("%s: error %q does not say %q exactly once", tc.name, reply.Error.Message, tc.once)
 				}
 				if !sameClass(d, reply, tc.code) {
 					t.Errorf("%s: error code %q (word %q), want %s: %s", tc.name, reply.Error.Code, reply.Origin.Words.Get(canonical.KindError), tc.code, frame)
@@ -110,6 +118,16 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notUTF8 returns frame with a byte that is not UTF-8 in its string
+// "utf8probe".
+func notUTF8(t *testing.T, frame []byte) []byte {
+	t.Helper()
+	if bytes.Count(frame, []byte(`"utf8probe"`)) != 1 {
+		t.Fatalf("no one probe string in %s", frame)
+	}
+	return bytes.Replace(frame, []byte(`"utf8probe"`), []byte("\"utf8\xffprobe\""), 1)
 }
 
 // sameClass reports whether reply carries the error code want, as closely
@@ -176,5 +194,11 @@ func TestDecodeOnly(t *testing.T) {
 	c.send([]byte(`{"message_type":`))
 	if reply := c.decode(c.recv()); reply.Error == nil || !strings.Contains(reply.Error.Message, "not valid JSON") {
 		t.Errorf("malformed JSON under decode-only: %+v", reply.Error)
+	}
+	// Text that is not UTF-8 is refused by the decoder itself: it is not
+	// passed on changed.
+	c.send(notUTF8(t, c.encode(request("swarm", responder("fuse"), "echo", `{"s":"utf8probe"}`, "bytes"))))
+	if reply := c.decode(c.recv()); reply.Error == nil || !strings.Contains(reply.Error.Message, "swarm: payload.arguments.s: not valid UTF-8: 0xff at byte ") {
+		t.Errorf("invalid UTF-8 under decode-only: %s %+v", reply.Act, reply.Error)
 	}
 }

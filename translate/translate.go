@@ -36,6 +36,11 @@ type Options struct {
 	// (the bridge resolves them where a message enters): only the target
 	// dialect's aliases apply, not the source's.
 	CanonicalIDs bool
+	// Sender is the agent that sends the message when it names none, as
+	// the source dialect names it: a fuse capability declaration document
+	// names none, since the agent of its connection sends it. A message
+	// that names another sender is a *SenderError.
+	Sender string
 }
 
 // Result is a translated message.
@@ -66,6 +71,23 @@ func (e *LossError) Error() string {
 		parts = append(parts, l.String())
 	}
 	return fmt.Sprintf("%s -> %s loses data: %s", e.From, e.To, strings.Join(parts, "; "))
+}
+
+// SenderError is the error of a message whose sender is not known as it
+// must be: it names another sender than Options.Sender, or it is a
+// capability declaration that names none, translated into a dialect that
+// needs one (a declaration speaks for the agent that sends it).
+type SenderError struct {
+	From, To string
+	// Named is the sender the message names; Given is Options.Sender.
+	Named, Given string
+}
+
+func (e *SenderError) Error() string {
+	if e.Named != "" {
+		return fmt.Sprintf("%s: the message names its sender %q, not %q", e.From, e.Named, e.Given)
+	}
+	return fmt.Sprintf("%s -> %s: the capability declaration names no sender, and %s needs one: say which agent it declares", e.From, e.To, e.To)
 }
 
 // Codec returns the codec of a dialect, or an error naming the known ones.
@@ -102,6 +124,15 @@ func (t *Translator) Translate(dst []byte, from, to string, msg []byte, opts Opt
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Sender != "" {
+		switch env.Sender.ID {
+		case "":
+			env.Sender.ID = opts.Sender
+		case opts.Sender:
+		default:
+			return Result{}, &SenderError{From: src.Name(), To: to, Named: env.Sender.ID, Given: opts.Sender}
+		}
+	}
 	return t.encode(dst, src.Name(), dstCodec, env, opts)
 }
 
@@ -137,6 +168,10 @@ func (t *Translator) encode(dst []byte, from string, dstCodec dialects.Codec, en
 		return Result{}, err
 	}
 	res := Result{From: from, To: to, Envelope: env, Output: out, Losses: ctx.Losses}
+	if env.Act == canonical.ActInformCapabilities && env.Sender.ID == "" && filled(res.Losses, canonical.CSender) {
+		// A stand-in would declare the tools of an agent "unknown".
+		return Result{}, &SenderError{From: from, To: to}
+	}
 	if t.Mappings != nil {
 		suggestAliases(res.Losses, to)
 	}
@@ -152,6 +187,16 @@ func (t *Translator) encode(dst []byte, from string, dstCodec dialects.Codec, en
 		}
 	}
 	return res, nil
+}
+
+// filled reports whether an encoder wrote a stand-in for concept.
+func filled(losses []dialects.Loss, concept canonical.Concept) bool {
+	for _, l := range losses {
+		if l.Kind == dialects.Filled && l.Concept == concept {
+			return true
+		}
+	}
+	return false
 }
 
 // suggestAliases adds to each agent id the target had to rewrite the alias

@@ -27,10 +27,14 @@ type cliCase struct {
 	stdout   []string // substrings stdout must contain
 	stderr   []string // substrings stderr must contain
 	noStderr bool
+	exactOut string // when set, all that stdout must hold
 }
 
 func TestCLI(t *testing.T) {
 	garbage := `{"message_type": "request", "sender_id": 7}`
+	// A swarm request whose argument text holds a byte that is not UTF-8.
+	badUTF8 := "{\"message_id\":\"m1\",\"message_type\":\"request\",\"sender_id\":\"a\",\"receiver_id\":\"b\"," +
+		"\"payload\":{\"tool_name\":\"echo\",\"arguments\":{\"text\":\"ab\xffcd\"}}}"
 	cases := []cliCase{
 		{name: "help", args: []string{"help"}, code: 0, stdout: []string{"translate", "validate"}},
 		{name: "no command", args: nil, code: 2, stdout: []string{"usage: mcp-bridge"}},
@@ -48,7 +52,13 @@ func TestCLI(t *testing.T) {
 		{name: "strict loss", args: []string{"translate", "--strict", "--to", "swarm", "testdata/elizaacl_request.json"},
 			code: 1, stderr: []string{"error: elizaacl -> swarm", "--strict"}},
 		{name: "malformed JSON", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: `{"message_type":`,
-			code: 1, stderr: []string{"swarm: not valid JSON"}},
+			code: 1, stderr: []string{"swarm: not valid JSON: unexpected end of JSON input at byte 16"}},
+		{name: "malformed JSON detected", args: []string{"translate", "--to", "collab", "-"}, stdin: `{"performative":"TASK_REQUEST","x" 1}`,
+			code: 1, stderr: []string{"auto: not valid JSON: invalid character '1' after object key at byte 35"}},
+		{name: "invalid UTF-8 refused under strict", args: []string{"translate", "--strict", "--to", "collab", "-"}, stdin: badUTF8,
+			code: 1, stderr: []string{"swarm: payload.arguments.text: not valid UTF-8: 0xff at byte 131"}},
+		{name: "invalid UTF-8 refused", args: []string{"translate", "--to", "collab", "-"}, stdin: badUTF8,
+			code: 1, stderr: []string{"swarm: payload.arguments.text: not valid UTF-8: 0xff at byte 131"}},
 		{name: "wrong type names the path", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: garbage,
 			code: 1, stderr: []string{"swarm: sender_id: must be a string, got a number (7)"}},
 		{name: "unknown message type", args: []string{"translate", "--from", "swarm", "--to", "collab", "-"}, stdin: `{"message_type":"gossip","sender_id":"a","payload":{}}`,
@@ -65,9 +75,31 @@ func TestCLI(t *testing.T) {
 			code: 1, stdout: []string{"swarm: payload.timeout: must be between 1 and 300, got 900"}},
 		{name: "validate several", args: []string{"validate", "testdata/swarm_request.json", "testdata/swarm_timeout_900.json"},
 			code: 1, stdout: []string{"ok (swarm)", "must be between 1 and 300"}},
-		{name: "validate decode error", args: []string{"validate", "--dialect", "swarm", "-"}, stdin: garbage,
-			code: 1, stdout: []string{"swarm: sender_id: must be a string"}},
+		{name: "validate decode error, once", args: []string{"validate", "--dialect", "swarm", "-"},
+			stdin: `{"message_type":"request","sender_id":7,"receiver_id":"b","payload":{"tool_name":"t"}}`,
+			code:  1, exactOut: "<stdin>: swarm: sender_id: must be a string, got a number (7)\n"},
+		{name: "validate syntax error, once", args: []string{"validate", "--dialect", "elizaacl", "-"}, stdin: `{"performative":"TASK_REQUEST","x" 1}`,
+			code: 1, exactOut: "<stdin>: elizaacl: not valid JSON: invalid character '1' after object key at byte 35\n"},
+		{name: "validate missing member, once", args: []string{"validate", "--dialect", "swarm", "-"}, stdin: `{"sender_id":"a","payload":{}}`,
+			code: 1, exactOut: "<stdin>: swarm: message_type: missing\n"},
+		{name: "validate invalid UTF-8, once", args: []string{"validate", "-"}, stdin: badUTF8,
+			code: 1, exactOut: "<stdin>: swarm: payload.arguments.text: not valid UTF-8: 0xff at byte 131\n"},
+		{name: "validate a swarm null timeout", args: []string{"validate", "-"},
+			stdin: `{"message_type":"request","sender_id":"a","receiver_id":"b","payload":{"tool_name":"t","timeout":null}}`,
+			code:  0, exactOut: "<stdin>: ok (swarm)\n"},
 		{name: "validate no files", args: []string{"validate"}, code: 2, stderr: []string{"usage: mcp-bridge validate"}},
+		{name: "validate a capability declaration", args: []string{"validate", "testdata/fuse_capabilities.json"},
+			code: 0, exactOut: "testdata/fuse_capabilities.json: ok (fuse, a capability declaration naming no sender: the agent of its connection sends it)\n"},
+		{name: "validate a capability declaration with its sender", args: []string{"validate", "--sender", "text-bot", "testdata/fuse_capabilities.json"},
+			code: 0, exactOut: "testdata/fuse_capabilities.json: ok (fuse, a capability declaration of text-bot)\n"},
+		{name: "validate another sender", args: []string{"validate", "--sender", "agent-9", "testdata/swarm_request.json"},
+			code: 1, exactOut: "testdata/swarm_request.json: swarm: the message names its sender \"agent-1\", not \"agent-9\" (--sender)\n"},
+		{name: "translate a capability declaration", args: []string{"translate", "--sender", "text-bot", "--to", "swarm", "testdata/fuse_capabilities.json"},
+			code: 0, stdout: []string{`"sender_id": "text-bot"`, `"message_type": "handshake_response"`, `"sentiment-analysis"`}},
+		{name: "translate a capability declaration naming no sender", args: []string{"translate", "--to", "swarm", "testdata/fuse_capabilities.json"},
+			code: 1, stderr: []string{"fuse -> swarm: the capability declaration names no sender, and swarm needs one", "hint: name it with --sender ID"}},
+		{name: "translate with another sender", args: []string{"translate", "--sender", "agent-9", "--to", "collab", "testdata/swarm_request.json"},
+			code: 1, stderr: []string{`swarm: the message names its sender "agent-1", not "agent-9"`}},
 
 		{name: "declared dialect", args: []string{"translate", "--mapping", "../../examples/hook.yaml", "--to", "swarm", "testdata/hook.json"},
 			code: 0, stdout: []string{`"tool_name": "debug_code"`, `"sender_id": "ci-bot"`}, noStderr: true},
@@ -121,6 +153,9 @@ func TestCLI(t *testing.T) {
 			if tc.noStderr && errOut.Len() > 0 {
 				t.Errorf("unexpected stderr: %s", errOut.String())
 			}
+			if tc.exactOut != "" && out.String() != tc.exactOut {
+				t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), tc.exactOut)
+			}
 		})
 	}
 }
@@ -159,7 +194,7 @@ func TestProcess(t *testing.T) {
 	if !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v, want code 1; stderr %s", err, errOut.String())
 	}
-	if !strings.Contains(errOut.String(), "swarm: not valid JSON") || out.Len() != 0 {
+	if !strings.Contains(errOut.String(), "swarm: not valid JSON: unexpected end of JSON input at byte 38") || out.Len() != 0 {
 		t.Errorf("stdout %q stderr %q", out.String(), errOut.String())
 	}
 

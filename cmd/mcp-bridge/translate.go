@@ -12,11 +12,12 @@ import (
 )
 
 func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("translate", "--from DIALECT|auto --to DIALECT [--mapping FILE]... [--strict] [--compact] [FILE|-]", stderr)
+	fs := newFlagSet("translate", "--from DIALECT|auto --to DIALECT [--mapping FILE]... [--sender ID] [--strict] [--compact] [FILE|-]", stderr)
 	from := fs.String("from", translate.Auto, "source dialect, or auto to detect it")
 	to := fs.String("to", "", "target dialect (required)")
 	strict := fs.Bool("strict", false, "fail (exit 1) when the target cannot hold some of the data")
 	compact := fs.Bool("compact", false, "print the message on one line")
+	sender := fs.String("sender", "", "the agent sending the message, for one that names none (a fuse capability declaration)")
 	var maps fileList
 	fs.Var(&maps, "mapping", "a mapping file to layer over the defaults (repeatable; later files win)")
 	pos, help, err := parseInterspersed(fs, args)
@@ -53,10 +54,13 @@ func runTranslate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
-	res, err := tr.Translate(nil, *from, *to, msg, translate.Options{Strict: *strict})
+	res, err := tr.Translate(nil, *from, *to, msg, translate.Options{Strict: *strict, Sender: *sender})
 	var lossErr *translate.LossError
 	if err != nil && !errors.As(err, &lossErr) {
 		fmt.Fprintf(stderr, "mcp-bridge: %s: %v\n", displayName(name), err)
+		if se := (*translate.SenderError)(nil); errors.As(err, &se) && se.Named == "" {
+			fmt.Fprintf(stderr, "mcp-bridge: hint: name it with --sender ID (at run time the agent of its connection sends it)\n")
+		}
 		return exitInvalid
 	}
 	for _, l := range res.Losses {

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
 func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", "--dialect DIALECT|auto [--mapping FILE]... FILE...", stderr)
+	fs := newFlagSet("validate", "--dialect DIALECT|auto [--mapping FILE]... [--sender ID] FILE...", stderr)
 	dialect := fs.String("dialect", translate.Auto, "dialect of the messages, or auto to detect each")
+	sender := fs.String("sender", "", "the agent sending the messages (a message naming another is refused; a fuse capability declaration names none)")
 	var maps fileList
 	fs.Var(&maps, "mapping", "a mapping file to layer over the defaults (repeatable; later files win)")
 	files, help, err := parseInterspersed(fs, args)
@@ -36,15 +38,16 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, f := range files {
-		if !validateOne(tr, *dialect, f, stdin, stdout) {
+		if !validateOne(tr, *dialect, *sender, f, stdin, stdout) {
 			code = exitInvalid
 		}
 	}
 	return code
 }
 
-// validateOne checks one file and prints its verdict; it reports validity.
-func validateOne(tr *translate.Translator, dialect, file string, stdin io.Reader, stdout io.Writer) bool {
+// validateOne checks one file, sent by sender when that is set, and prints
+// its verdict; it reports validity.
+func validateOne(tr *translate.Translator, dialect, sender, file string, stdin io.Reader, stdout io.Writer) bool {
 	name := displayName(file)
 	msg, err := readInput(file, stdin)
 	if err != nil {
@@ -56,12 +59,16 @@ func validateOne(tr *translate.Translator, dialect, file string, stdin io.Reader
 		fmt.Fprintf(stdout, "%s: %v\n", name, err)
 		return false
 	}
-	problems := c.Validate(msg)
-	if _, err := c.Decode(msg); err != nil {
-		problems = append([]dialects.Problem{problemOf(err)}, problems...)
+	problems := dialects.Check(c, msg)
+	var env *canonical.Envelope
+	if len(problems) == 0 {
+		env, _ = c.Decode(msg)
+		if named := env.Sender.ID; sender != "" && named != "" && named != sender {
+			problems = append(problems, dialects.Problem{Message: fmt.Sprintf("the message names its sender %q, not %q (--sender)", named, sender)})
+		}
 	}
 	if len(problems) == 0 {
-		fmt.Fprintf(stdout, "%s: ok (%s)\n", name, c.Name())
+		fmt.Fprintf(stdout, "%s: ok (%s%s)\n", name, c.Name(), declaredBy(env, sender))
 		return true
 	}
 	for _, p := range problems {
@@ -70,9 +77,15 @@ func validateOne(tr *translate.Translator, dialect, file string, stdin io.Reader
 	return false
 }
 
-func problemOf(err error) dialects.Problem {
-	if de, ok := err.(*dialects.Error); ok {
-		return dialects.Problem{Path: de.Path, Message: de.Problem}
+// declaredBy says who sends env when it is a capability declaration naming
+// no sender (a fuse declaration document): sender, or the agent of the
+// connection it comes on.
+func declaredBy(env *canonical.Envelope, sender string) string {
+	switch {
+	case env.Act != canonical.ActInformCapabilities || env.Sender.ID != "":
+		return ""
+	case sender != "":
+		return ", a capability declaration of " + sender
 	}
-	return dialects.Problem{Message: err.Error()}
+	return ", a capability declaration naming no sender: the agent of its connection sends it"
 }

@@ -47,6 +47,11 @@ const (
 	version13 = "1.3" // adds success, score, duration_sec and notes to task results
 )
 
+// metadataContext is the member of a task assignment's metadata that holds
+// the message's context: the task assignment schema refuses a top-level
+// context.
+const metadataContext = "context"
+
 // unknownID stands in for a required id the envelope lacks; it matches the
 // bluelabel id pattern.
 const unknownID = "UNKNOWN"

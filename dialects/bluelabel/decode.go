@@ -20,7 +20,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}, Extra: make([]canonical.Field, 0, 8)}
 	var msgType, recipient, tm string
 	var typed bool
-	var payload, metadata gjson.Result
+	var payload, context, metadata gjson.Result
 	var seen members
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -43,7 +43,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 			err = c.text(env, &seen, "", k.Str, v, &env.Trace.TraceID)
 		case "context":
 			if err = seen.once(c.Read, "", k.Str); err == nil {
-				env.Context = canonical.JSON(v.Raw)
+				context = v
 			}
 		case "metadata":
 			if err = seen.once(c.Read, "", k.Str); err == nil {
@@ -81,14 +81,61 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	} else {
 		env.Origin.Form = formBare
 	}
-	if metadata.Exists() {
-		if env.Act == canonical.ActRequest {
-			env.Metadata = canonical.JSON(metadata.Raw)
-		} else {
-			dialects.Keep(env, Name, "", "metadata", metadata.Raw)
+	if env.Act == canonical.ActRequest {
+		// The task assignment schema has no top-level context (Validate
+		// reports one, kept as written); its metadata may hold one.
+		if context.Exists() {
+			dialects.Keep(env, Name, "", "context", context.Raw)
 		}
+		if metadata.Exists() {
+			if err := c.decodeMetadata(env, metadata); err != nil {
+				return nil, err
+			}
+		}
+		return env, nil
+	}
+	if context.Exists() {
+		env.Context = canonical.JSON(context.Raw)
+	}
+	if metadata.Exists() {
+		// The schema allows metadata only on a task assignment.
+		dialects.Keep(env, Name, "", "metadata", metadata.Raw)
 	}
 	return env, nil
+}
+
+// decodeMetadata reads a task assignment's metadata: its member context is
+// the message's Context (the task assignment schema allows no other place
+// for one), the other members stay together, raw, as Metadata. Metadata
+// that held only a context is absent.
+func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
+	if !v.IsObject() || !v.Get(metadataContext).Exists() {
+		env.Metadata = canonical.JSON(v.Raw)
+		return nil
+	}
+	var seen members
+	var err error
+	rest := make([]byte, 0, len(v.Raw))
+	rest = append(rest, '{')
+	v.ForEach(func(k, m gjson.Result) bool {
+		if k.Str == metadataContext {
+			if err = seen.once(c.Read, "metadata", k.Str); err == nil {
+				env.Context = canonical.JSON(m.Raw)
+			}
+			return err == nil
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, k.Raw...)
+		rest = append(rest, ':')
+		rest = append(rest, m.Raw...)
+		return true
+	})
+	if len(rest) > 1 {
+		env.Metadata = canonical.JSON(append(rest, '}'))
+	}
+	return err
 }
 
 // decodePayload reads the payload of a message of type msgType, flat or in

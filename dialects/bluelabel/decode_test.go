@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
+	"github.com/tidwall/gjson"
 )
 
 func sample(t *testing.T, name string) []byte { return dialecttest.ReadSample(t, name) }
@@ -70,7 +71,8 @@ func TestDecodeAssignment(t *testing.T) {
 	if !strings.Contains(string(env.Arguments), `"report_type": "data_quality"`) {
 		t.Errorf("Arguments = %s", env.Arguments)
 	}
-	if !strings.Contains(string(env.Metadata), `"sprint": "2025-21"`) {
+	// metadata.context is the Context; the other members stay together.
+	if md := gjson.Parse(string(env.Metadata)); md.Get("sprint").Str != "2025-21" || md.Get("context").Exists() {
 		t.Errorf("Metadata = %s", env.Metadata)
 	}
 	if !strings.Contains(string(env.Context), `"pipeline_id": "pipe-075A"`) {
@@ -255,6 +257,40 @@ func TestDecodeMetadataOutsideAssignment(t *testing.T) {
 	}
 	if _, ok := extra(env, "metadata"); !ok {
 		t.Errorf("metadata not kept as Extra")
+	}
+}
+
+// TestDecodeAssignmentContext: a task assignment's context is its
+// metadata.context (its schema refuses a top-level one). A top-level
+// context there is kept as written and refused by Validate, in plain words.
+func TestDecodeAssignmentContext(t *testing.T) {
+	const head = `{"type":"task_assignment","protocol_version":"1.0","sender_id":"ARCH","recipient_id":"CA","timestamp":"2025-05-22T09:00:00Z","task_id":"T-1","payload":{"type":"task_assignment","content":{"task_id":"T-1","description":"d","action":"a"}}`
+
+	env := decode(t, []byte(head+`,"metadata":{"context":{"k":1}}}`))
+	if env.Context != `{"k":1}` || env.Metadata != "" {
+		t.Errorf("Context = %s, Metadata = %s", env.Context, env.Metadata)
+	}
+
+	top := []byte(head + `,"context":{"k":1}}`)
+	env = decode(t, top)
+	if env.Context != "" {
+		t.Errorf("a top-level context became the Context: %s", env.Context)
+	}
+	if v, ok := extra(env, "context"); !ok || v != `{"k":1}` {
+		t.Errorf("top-level context not kept as Extra: %v", env.Extra)
+	}
+	if out, err := codec().Encode(nil, env, &dialects.EncodeContext{}); err != nil || !jsonEqual(out, top) {
+		t.Errorf("round trip %s, %v", out, err)
+	}
+	p := codec().Validate(top)
+	if len(p) != 1 || p[0].Path != "context" || !strings.Contains(p[0].Message, "metadata.context") {
+		t.Errorf("Validate = %v, want one plain problem at context", p)
+	}
+
+	_, err := codec().Decode([]byte(head + `,"metadata":{"context":1,"context":2}}`))
+	var de *dialects.Error
+	if !errors.As(err, &de) || de.Path != "metadata.context" {
+		t.Errorf("a repeated metadata.context: %v", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/tidwall/gjson"
 )
 
 // Encode appends env as a bluelabel message to dst.
@@ -103,9 +104,10 @@ func (e *encoder) envelope(code string) {
 		w.Key("payload")
 		e.body("payload", code)
 	}
-	e.object("context", env.Context, canonical.CContext)
 	if e.kind == canonical.ActRequest {
-		e.object("metadata", env.Metadata, canonical.CMetadata)
+		e.metadata()
+	} else {
+		e.object("context", env.Context, canonical.CContext)
 	}
 	dialects.WriteExtras(w, env, Name, "")
 	w.Close()
@@ -243,6 +245,47 @@ func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Conce
 	e.w.Close()
 }
 
+// metadata writes a task assignment's metadata, with the envelope's context
+// as its member context: the task assignment schema allows no top-level
+// context. A context that metadata leaves no room for (it has a member
+// context of its own) is dropped and reported; a metadata member context
+// from another dialect, which reads back as the context, is reported too.
+func (e *encoder) metadata() {
+	md, cx := e.env.Metadata, e.env.Context
+	switch {
+	case e.own || !hasMember(md, metadataContext):
+	case cx != "":
+		e.ctx.Lose(dialects.Dropped, canonical.CContext, canonical.CContext.String(),
+			fmt.Sprintf("a task_assignment holds its context as metadata.%s, and metadata has a member %s already; context %s not written", metadataContext, metadataContext, clip(string(cx), 60)))
+		cx = ""
+	default:
+		e.approx(canonical.CMetadata, fmt.Sprintf("a task_assignment holds its context as metadata.%s: the metadata member %s reads back as the context", metadataContext, metadataContext))
+	}
+	if cx == "" {
+		e.object("metadata", md, canonical.CMetadata)
+		return
+	}
+	w := &e.w
+	w.Key("metadata")
+	w.Open()
+	w.Key(metadataContext)
+	w.Raw(string(cx))
+	switch {
+	case md == "":
+	case dialects.IsObject(md):
+		gjson.Parse(string(md)).ForEach(func(k, v gjson.Result) bool {
+			w.Key(dialects.Key(k))
+			w.Raw(v.Raw)
+			return true
+		})
+	default:
+		e.approx(canonical.CMetadata, fmt.Sprintf("metadata must be an object; wrote {\"value\": %s}", clip(string(md), 60)))
+		w.Key("value")
+		w.Raw(string(md))
+	}
+	w.Close()
+}
+
 // approx records that concept was written as the nearest value bluelabel
 // holds.
 func (e *encoder) approx(concept canonical.Concept, detail string) {
@@ -267,4 +310,9 @@ func hasExtra(env *canonical.Envelope, parent, key string) bool {
 		}
 	}
 	return false
+}
+
+// hasMember reports whether raw is a JSON object with a member key.
+func hasMember(raw canonical.JSON, key string) bool {
+	return dialects.IsObject(raw) && gjson.Get(string(raw), key).Exists()
 }

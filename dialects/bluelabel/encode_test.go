@@ -391,8 +391,8 @@ func TestEncodeRequestShapes(t *testing.T) {
 		"payload.content.parameters": `{"value":[1]}`,
 		"payload.content.timeout":    `1`,
 		"payload.content.priority":   `"low"`,
-		"metadata":                   `{"value":"m"}`,
-		"context":                    `{"k":1}`,
+		"metadata":                   `{"context":{"k":1},"value":"m"}`,
+		"context":                    ``,
 	}
 	for p, w := range checks {
 		if got := out.Get(p).Raw; got != w {
@@ -407,6 +407,70 @@ func TestEncodeRequestShapes(t *testing.T) {
 		if _, ok := loss(losses, c); !ok {
 			t.Errorf("no %s loss: %v", c, losses)
 		}
+	}
+}
+
+// TestEncodeAssignmentContext: the task assignment schema refuses a
+// top-level context, so a request's context goes in metadata.context, and
+// decodes back from there.
+func TestEncodeAssignmentContext(t *testing.T) {
+	cases := []struct {
+		name, metadata string
+		wantMetadata   string // the metadata written
+		dropped        bool   // context reported dropped
+	}{
+		{"no metadata", "", `{"context":{"k":1}}`, false},
+		{"metadata", `{"m":1,"n":[2]}`, `{"context":{"k":1},"m":1,"n":[2]}`, false},
+		{"empty metadata", `{}`, `{"context":{"k":1}}`, false},
+		{"metadata with a context", `{"context":"mine"}`, `{"context":"mine"}`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := foreign(canonical.ActRequest)
+			env.Context = `{"k":1}`
+			env.Metadata = canonical.JSON(tc.metadata)
+			ctx := dialecttest.EncodeContext()
+			msg, err := codec().Encode(nil, env, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := codec().Validate(msg); len(p) != 0 {
+				t.Fatalf("output does not validate: %v\n%s", p, msg)
+			}
+			out := gjson.ParseBytes(msg)
+			if out.Get("context").Exists() {
+				t.Errorf("a top-level context was written: %s", msg)
+			}
+			if got := out.Get("metadata").Raw; got != tc.wantMetadata {
+				t.Errorf("metadata = %s, want %s", got, tc.wantMetadata)
+			}
+			if l, ok := loss(ctx.Losses, canonical.CContext); ok != tc.dropped || ok && l.Kind != dialects.Dropped {
+				t.Errorf("context loss %v, %v; want dropped %v", l, ok, tc.dropped)
+			}
+			back := decode(t, msg)
+			if tc.dropped {
+				return
+			}
+			if back.Context != env.Context {
+				t.Errorf("Context decodes back as %s", back.Context)
+			}
+			// An empty remainder is no metadata, as in fuse.
+			if want := strings.TrimPrefix(tc.metadata, "{}"); string(back.Metadata) != want {
+				t.Errorf("Metadata decodes back as %s, want %s", back.Metadata, want)
+			}
+		})
+	}
+
+	// Another dialect's metadata member context, with no context beside
+	// it, reads back as the context: that is reported.
+	env := foreign(canonical.ActRequest)
+	env.Metadata = `{"context":{"k":1}}`
+	out, losses := encode(t, env)
+	if out.Get("metadata").Raw != `{"context":{"k":1}}` {
+		t.Errorf("metadata = %s", out.Get("metadata").Raw)
+	}
+	if l, ok := loss(losses, canonical.CMetadata); !ok || l.Kind != dialects.Approximated {
+		t.Errorf("metadata loss %v, %v", l, ok)
 	}
 }
 

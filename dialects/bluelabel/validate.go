@@ -36,6 +36,9 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 		add("metadata", "only a task assignment may carry metadata (this is a %q message)", msgType)
 	}
 	if act == string(canonical.ActRequest) {
+		if root.Get("context").Exists() {
+			add("context", "a task_assignment has no top-level context (the task assignment schema refuses it); it goes in metadata.%s", metadataContext)
+		}
 		taskID := root.Get("task_id")
 		for _, path := range []string{"payload.content.task_id", "payload.payload.content.task_id"} {
 			if v := root.Get(path); v.Type == gjson.String && taskID.Type == gjson.String && v.Str != taskID.Str {

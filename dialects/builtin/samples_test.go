@@ -30,6 +30,7 @@ var taken = map[specBlock]string{
 	{"fuse", 1}:      "spec_request",
 	{"fuse", 2}:      "spec_response",
 	{"fuse", 3}:      "spec_event",
+	{"fuse", 4}:      "spec_capability_declaration",
 	{"fuse", 5}:      "spec_context_sharing",
 	{"fuse", 7}:      "spec_error_response",
 }
@@ -62,7 +63,6 @@ var excluded = map[specBlock]string{
 	{"elizaacl", 11}:         "fragment: a TASK_REQUEST payload",
 	{"elizaacl", 12}:         "fragment with // comments: an INFORM_RESULT payload",
 	{"fuse", 0}:              "// comments and a|b|c messageType",
-	{"fuse", 4}:              "fragment: a capability declaration (made_ samples wrap it in messages)",
 	{"fuse", 6}:              "// comments: content placeholder",
 	{"fuse", 8}:              "// comments: content placeholder",
 	{"swarm", 0}:             "placeholder values: message_type a|b|c, priority a|b|c",

@@ -178,7 +178,9 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"hook":"1","event":"error","error":"boom"}`, "error", `hook: error: must be an object, got a string`},
 		{`{"hook":"1","event":"error","error":{"code":404}}`, "error.code", `hook: error.code: must be a string, got a number (404)`},
 		{`{"hook":"1","event":"error","error":{"message":false}}`, "error.message", `hook: error.message: must be a string, got a boolean`},
-		{`{"hook":"1","event":"call"`, "", `hook: not valid JSON`},
+		{`{"hook":"1","event":"call"`, "", `hook: not valid JSON: unexpected end of JSON input at byte 26`},
+		{`{"hook":"1","event"x}`, "", `hook: not valid JSON: invalid character 'x' after object key at byte 19`},
+		{"{\"hook\":\"1\",\"data\":{\"a\":[\"ok\",\"b\xffd\"]}}", "data.a.1", `hook: data.a.1: not valid UTF-8: 0xff at byte 32`},
 		{`[{"hook":"1"}]`, "", `hook: a message must be a JSON object, got an array`},
 	}
 	for _, tt := range tests {

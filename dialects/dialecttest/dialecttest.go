@@ -167,6 +167,7 @@ func Run(t *testing.T, c dialects.Codec, opts ...Options) {
 		_, invalid := o.Invalid[s.Name]
 		t.Run("sample/"+s.Name, func(t *testing.T) { testSample(t, c, s, invalid) })
 		t.Run("types/"+s.Name, func(t *testing.T) { testWrongTypes(t, c, s) })
+		t.Run("utf8/"+s.Name, func(t *testing.T) { testBadUTF8(t, c, s) })
 	}
 	t.Run("malformed", func(t *testing.T) { testMalformed(t, c, samples[0]) })
 	t.Run("acts", func(t *testing.T) { testActs(t, c) })
@@ -285,7 +286,61 @@ func testWrongTypes(t *testing.T, c dialects.Codec, s Sample) {
 		if de.Path != p {
 			t.Errorf("%s as a number: error names path %q: %v", p, de.Path, err)
 		}
+		// The decoder and the schema both see it: reported once.
+		n := 0
+		for _, pr := range dialects.Check(c, bad) {
+			if pr.Path == p {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s as a number: Check reports it %d times: %v", p, n, dialects.Check(c, bad))
+		}
 	}
+}
+
+// testBadUTF8 puts a byte that is not UTF-8 into the sample's last string
+// value: Decode and Validate must each refuse it once, naming its path
+// (JSON readers would otherwise pass it on as U+FFFD).
+func testBadUTF8(t *testing.T, c dialects.Codec, s Sample) {
+	path, at := lastString(gjson.ParseBytes(s.Data), "")
+	if at < 0 {
+		t.Skip("the sample has no string value")
+	}
+	bad := append(append(append([]byte(nil), s.Data[:at+1]...), 0xff), s.Data[at+1:]...)
+	_, err := c.Decode(bad)
+	var de *dialects.Error
+	if !errors.As(err, &de) || de.Dialect != c.Name() || de.Path != path || !strings.Contains(de.Problem, "not valid UTF-8") {
+		t.Errorf("Decode: %v; want a %s error at %s saying not valid UTF-8", err, c.Name(), path)
+	}
+	if p := c.Validate(bad); len(p) != 1 || p[0].Path != path {
+		t.Errorf("Validate: %v; want one problem, at %s", p, path)
+	}
+}
+
+// lastString returns the dotted path of the last string value in v and the
+// offset of its opening quote in the message (-1 when v has none).
+func lastString(v gjson.Result, path string) (string, int) {
+	switch {
+	case v.Type == gjson.String:
+		return path, v.Index
+	case !v.IsObject() && !v.IsArray():
+		return "", -1
+	}
+	p, at := "", -1
+	i := 0
+	v.ForEach(func(k, m gjson.Result) bool {
+		key := strconv.Itoa(i)
+		if k.Type == gjson.String {
+			key = dialects.Key(k)
+		}
+		i++
+		if sp, sa := lastString(m, dialects.Join(path, key)); sa >= 0 {
+			p, at = sp, sa
+		}
+		return true
+	})
+	return p, at
 }
 
 func testMalformed(t *testing.T, c dialects.Codec, s Sample) {

@@ -32,40 +32,11 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules.List, covered(rules.List, c.CheckSchema(msg)))
+	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
 }
 
 // nonEmpty reports whether v is a string with text.
 func nonEmpty(v gjson.Result) bool { return v.Type == gjson.String && v.Str != "" }
-
-// covered drops the schema's "missing property" problems that a rule has
-// already reported, worded better, at the missing member's own path.
-func covered(rules, schema []dialects.Problem) []dialects.Problem {
-	out := schema[:0:0]
-	for _, s := range schema {
-		dup := false
-		for _, r := range rules {
-			if s.Message == "missing property '"+lastKey(r.Path)+"'" && dialects.Join(s.Path, lastKey(r.Path)) == r.Path {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// lastKey returns the last key of a dotted path.
-func lastKey(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '.' {
-			return path[i+1:]
-		}
-	}
-	return path
-}
 
 // Detect scores msg as elizaacl: performative is its mark, mcp_version,
 // sender.agent_id and an object payload add to it.

@@ -10,7 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// capsPath is where a capability declaration sits in a message.
+// capsPath is where a capability declaration sits in a message (but for a
+// declaration document, where it is the top-level "capabilities").
 const capsPath = "content.capabilities"
 
 // defaultCapability groups the tools of a foreign declaration that name no
@@ -18,11 +19,11 @@ const capsPath = "content.capabilities"
 const defaultCapability = "default"
 
 // decodeCapabilities reads a capability declaration (specs/fuse.md
-// "Capability Declaration"). The array is kept whole as Capabilities.Raw;
-// each action becomes a Tool whose input schema is built from the action's
-// parameter list.
-func (c *Codec) decodeCapabilities(env *canonical.Envelope, v gjson.Result) error {
-	if err := c.Read.Array(capsPath, v); err != nil {
+// "Capability Declaration") found at path. The array is kept whole as
+// Capabilities.Raw; each action becomes a Tool whose input schema is built
+// from the action's parameter list.
+func (c *Codec) decodeCapabilities(env *canonical.Envelope, path string, v gjson.Result) error {
+	if err := c.Read.Array(path, v); err != nil {
 		return err
 	}
 	caps := &canonical.Capabilities{Raw: canonical.JSON(v.Raw), Dialect: Name}
@@ -30,7 +31,7 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, v gjson.Result) erro
 	var err error
 	i := 0
 	v.ForEach(func(_, capv gjson.Result) bool {
-		err = c.decodeCapability(caps, dialects.Join(capsPath, strconv.Itoa(i)), capv)
+		err = c.decodeCapability(caps, dialects.Join(path, strconv.Itoa(i)), capv)
 		i++
 		return err == nil
 	})

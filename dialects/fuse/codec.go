@@ -47,6 +47,10 @@ const (
 	// FormSpecTopID is the spec's content.status and content.data with the
 	// guide's top-level requestId.
 	FormSpecTopID = "spec-top-id"
+	// FormDeclaration is the spec's Capability Declaration document: a
+	// top-level "capabilities" array with no messageType and no content,
+	// sent by the agent of its connection (act inform-capabilities).
+	FormDeclaration = "declaration"
 )
 
 //go:embed schema.json
@@ -67,14 +71,15 @@ func New(v *mappings.Vocabulary) *Codec {
 type shape uint8
 
 const (
-	shapeOther     shape = iota // content has no interpreted members
-	shapeRequest                // capability, action, parameters, contextId
-	shapeDiscovery              // a request for DiscoveryCapability / ListCapabilitiesAction
-	shapeResult                 // status success or error (success true or false), data; no error object
-	shapeError                  // status error (or success false), error
-	shapeCapsReply              // a response carrying a capability declaration
-	shapeCapsEvent              // an event carrying a capability declaration
-	shapeEvent                  // eventType, data
+	shapeOther        shape = iota // content has no interpreted members
+	shapeRequest                   // capability, action, parameters, contextId
+	shapeDiscovery                 // a request for DiscoveryCapability / ListCapabilitiesAction
+	shapeResult                    // status success or error (success true or false), data; no error object
+	shapeError                     // status error (or success false), error
+	shapeCapsReply                 // a response carrying a capability declaration
+	shapeCapsEvent                 // an event carrying a capability declaration
+	shapeCapsDocument              // the declaration document: no messageType, no content
+	shapeEvent                     // eventType, data
 )
 
 // shapeOf returns the content layout a message type's canonical act (the

@@ -15,7 +15,7 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
 	var msgType string
 	var hasTarget bool
-	var content, topReq gjson.Result
+	var content, topReq, caps gjson.Result
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "version":
@@ -42,6 +42,8 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 			topReq = v
 		case "content":
 			content, err = v, c.Read.Object("content", v)
+		case "capabilities":
+			caps = v
 		default:
 			dialects.Keep(env, Name, "", dialects.Text(k), v.Raw)
 		}
@@ -50,8 +52,16 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	if msgType == "" && caps.Exists() && !content.Exists() {
+		return c.decodeDeclaration(env, caps, topReq, hasTarget)
+	}
 	if msgType == "" {
 		return nil, c.Read.Errorf("messageType", "missing (want one of %v)", c.Acts.Words())
+	}
+	if caps.Exists() {
+		// Beside a message type, a top-level declaration is no member
+		// the spec knows.
+		dialects.Keep(env, Name, "", "capabilities", caps.Raw)
 	}
 	act, ok := c.Acts.Canonical(msgType)
 	if !ok {
@@ -87,6 +97,26 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	case sh == shapeEvent:
 		// Events without a target go to every subscriber of the event type.
 		env.Receiver.Kind = canonical.AddressBroadcast
+	}
+	return env, nil
+}
+
+// decodeDeclaration reads the spec's Capability Declaration document,
+// {"capabilities": [...]} with no messageType and no content, with which an
+// agent declares itself: act inform-capabilities, form FormDeclaration. It
+// names no sender unless it has a source: the agent of the connection it
+// comes on sends it.
+func (c *Codec) decodeDeclaration(env *canonical.Envelope, caps, topReq gjson.Result, hasTarget bool) (*canonical.Envelope, error) {
+	env.Act = canonical.ActInformCapabilities
+	env.Origin.Form = FormDeclaration
+	if topReq.Exists() {
+		dialects.Keep(env, Name, "", "requestId", topReq.Raw)
+	}
+	if hasTarget {
+		env.Receiver.Kind = canonical.AddressAgent
+	}
+	if err := c.decodeCapabilities(env, "capabilities", caps); err != nil {
+		return nil, err
 	}
 	return env, nil
 }
@@ -231,7 +261,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 		if data.Exists() {
 			dialects.Keep(env, Name, "content", "data", data.Raw)
 		}
-		return c.decodeCapabilities(env, caps)
+		return c.decodeCapabilities(env, capsPath, caps)
 	}
 	env.Operation.Name = dialects.Text(eventType)
 	if eventType.Exists() && env.Operation.Name == "" {
@@ -295,7 +325,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 				dialects.Keep(env, Name, "content", m.key, m.v.Raw)
 			}
 		}
-		return c.decodeCapabilities(env, p.caps)
+		return c.decodeCapabilities(env, capsPath, p.caps)
 	}
 
 	spec := p.status.Exists() || p.data.Exists()

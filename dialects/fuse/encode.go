@@ -52,8 +52,10 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	case env.Origin.Version != "":
 		w.StringField("version", env.Origin.Version)
 	}
-	w.Key("messageType")
-	w.String(e.msgType)
+	if e.shape != shapeCapsDocument {
+		w.Key("messageType")
+		w.String(e.msgType)
+	}
 	id := env.ID
 	if id == "" && !e.own {
 		id = ctx.ID()
@@ -68,6 +70,14 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	c.writeAuthentication(&w, &e)
 	c.writeExtensions(&w, &e)
 
+	if e.shape == shapeCapsDocument {
+		w.Key("capabilities")
+		c.writeCapabilities(&w, env, ctx)
+		c.writeMetadata(&w, &e)
+		dialects.WriteExtras(&w, env, Name, "")
+		w.Close()
+		return w.Buf, nil
+	}
 	w.Key("content")
 	w.Open()
 	switch e.shape {
@@ -106,6 +116,10 @@ func (c *Codec) plan(env *canonical.Envelope, ctx *dialects.EncodeContext) (enco
 	switch {
 	case env.Act == canonical.ActQueryCapabilities:
 		e.shape, base = shapeDiscovery, canonical.ActRequest
+	case env.Act == canonical.ActInformCapabilities && e.own && env.Origin.Form == FormDeclaration:
+		// Written back as the document it came as: no message type.
+		e.shape = shapeCapsDocument
+		return e, nil
 	case env.Act == canonical.ActInformCapabilities:
 		e.shape = shapeCapsReply
 		if c.capsAsEvent(&e) {

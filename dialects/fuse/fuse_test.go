@@ -169,6 +169,67 @@ func TestCapabilityTools(t *testing.T) {
 	}
 }
 
+// TestDeclarationDocument: the spec's Capability Declaration document,
+// {"capabilities": [...]} alone, is how an agent declares itself: act
+// inform-capabilities, no sender (the connection's agent sends it), written
+// back as the document.
+func TestDeclarationDocument(t *testing.T) {
+	doc := sample(t, "spec_capability_declaration")
+	if got := codec().Detect(doc); got <= 0 {
+		t.Errorf("Detect = %d", got)
+	}
+	if p := codec().Validate(doc); len(p) != 0 {
+		t.Errorf("Validate: %v", p)
+	}
+	env := decode(t, doc)
+	if env.Act != canonical.ActInformCapabilities || env.Origin.Form != fuse.FormDeclaration || env.Sender.ID != "" ||
+		env.Receiver.Kind != canonical.AddressNone || len(env.Extra) != 0 {
+		t.Errorf("act %s form %q sender %q receiver %+v extra %v", env.Act, env.Origin.Form, env.Sender.ID, env.Receiver, env.Extra)
+	}
+	if len(env.Capabilities.Tools) != 1 || env.Capabilities.Tools[0].Name != "sentiment-analysis" || env.Capabilities.Tools[0].Capability != "text-analysis" {
+		t.Errorf("tools %+v", env.Capabilities.Tools)
+	}
+
+	// Envelope members beside it are read as in any message.
+	withSource := []byte(`{"source":{"agentId":"text-bot"},"capabilities":[]}`)
+	if env := decode(t, withSource); env.Sender.ID != "text-bot" || env.Act != canonical.ActInformCapabilities {
+		t.Errorf("sender %q act %s", env.Sender.ID, env.Act)
+	}
+
+	// Beside a message type a top-level declaration is an extra member,
+	// and with content but no message type the message type is missing.
+	env = decode(t, []byte(`{"messageType":"event","content":{"eventType":"e"},"capabilities":[]}`))
+	if env.Act != canonical.ActEvent || len(env.Extra) != 1 || env.Extra[0].Path() != "capabilities" {
+		t.Errorf("act %s extra %v", env.Act, env.Extra)
+	}
+	for _, tc := range []struct{ msg, path, problem string }{
+		{`{"capabilities":[],"content":{}}`, "messageType", "missing"},
+		{`{"capabilities":{}}`, "capabilities", "must be an array, got an object"},
+		{`{"capabilities":[{"id":"a","actions":[{"id":7}]}]}`, "capabilities.0.actions.0.id", "must be a string, got a number (7)"},
+	} {
+		_, err := codec().Decode([]byte(tc.msg))
+		var de *dialects.Error
+		if !errors.As(err, &de) || de.Path != tc.path || !strings.Contains(de.Problem, tc.problem) {
+			t.Errorf("%s: %v; want %s: %s", tc.msg, err, tc.path, tc.problem)
+		}
+	}
+	if p := codec().Validate([]byte(`{"capabilities":[{"id":"x"}]}`)); len(p) != 1 || p[0].Path != "capabilities.0" {
+		t.Errorf("a capability without actions: %v", p)
+	}
+	if p := codec().Validate([]byte(`{"capabilities":[],"content":{}}`)); len(p) == 0 {
+		t.Error("a declaration with content but no message type validates")
+	}
+
+	// Another dialect's declaration is written as a message, not a
+	// document.
+	env.Origin = canonical.Origin{Dialect: "swarm"}
+	env.Act, env.Sender.ID = canonical.ActInformCapabilities, "a"
+	out, err := codec().Encode(nil, env, dialecttest.EncodeContext())
+	if err != nil || gjson.GetBytes(out, "messageType").Str != "event" {
+		t.Errorf("foreign declaration: %s, %v", out, err)
+	}
+}
+
 // TestDecodeErrors checks that type and vocabulary errors name the dialect
 // and the path.
 func TestDecodeErrors(t *testing.T) {

@@ -25,7 +25,10 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	act, _ := c.Acts.Canonical(root.Get("messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
 	case shapeRequest:
-		if nonEmpty(content.Get("capability")) == "" && nonEmpty(content.Get("action")) == "" {
+		// A capability or action that is not a string is the schema's
+		// problem, not this one.
+		capability, action := content.Get("capability"), content.Get("action")
+		if nonEmpty(capability) == "" && nonEmpty(action) == "" && absentOrText(capability) && absentOrText(action) {
 			add("content", "a request must name a capability or an action")
 		}
 	case shapeResult:
@@ -84,10 +87,17 @@ func nonEmpty(v gjson.Result) string {
 	return ""
 }
 
+// absentOrText reports whether v is absent or a string, empty or not.
+func absentOrText(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.String }
+
 // Detect scores msg as fuse: messageType is its mark, with content, source
-// and target objects beside it.
+// and target objects beside it; with no messageType, a capability
+// declaration document (a "capabilities" array and no content) scores 2.
 func (c *Codec) Detect(msg []byte) int {
-	r := gjson.GetManyBytes(msg, "messageType", "content", "source", "target")
+	r := gjson.GetManyBytes(msg, "messageType", "content", "source", "target", "capabilities")
+	if !r[0].Exists() && !r[1].Exists() && r[4].IsArray() {
+		return 2
+	}
 	if r[0].Type != gjson.String {
 		return 0
 	}

@@ -148,6 +148,11 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 			case "arguments":
 				env.Arguments = canonical.JSON(v.Raw)
 			case "timeout":
+				// Optional upstream (int | None): null is no timeout.
+				if v.Type == gjson.Null {
+					lay |= nullTimeout
+					break
+				}
 				var secs float64
 				if secs, err = c.Read.Number("payload.timeout", v); err == nil {
 					env.TTL = canonical.Dur(time.Duration(secs * float64(time.Second)))
@@ -183,6 +188,14 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 				var m string
 				if text(k, v, absError, &m); err == nil && m != "" {
 					env.Error = &canonical.Error{Message: m}
+				}
+			case "execution_time":
+				// Optional upstream (float | None): null is no time;
+				// any other value is kept as written.
+				if v.Type == gjson.Null {
+					lay |= nullExecTime
+				} else {
+					dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 				}
 			default:
 				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)

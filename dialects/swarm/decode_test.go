@@ -104,7 +104,9 @@ func TestDecodeMessageTypes(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	cases := []struct{ msg, want string }{
-		{`{"message_type":`, "swarm: not valid JSON"},
+		{`{"message_type":`, "swarm: not valid JSON: unexpected end of JSON input at byte 16"},
+		{`{"message_type" "request"}`, "swarm: not valid JSON: invalid character '\"' after object key at byte 16"},
+		{"{\"message_type\":\"request\",\"payload\":{\"arguments\":{\"t\":\"a\xc3(\"}}}", "swarm: payload.arguments.t: not valid UTF-8: 0xc3 at byte 56"},
 		{`[]`, "swarm: a message must be a JSON object, got an array"},
 		{`{"sender_id":"a","payload":{}}`, "swarm: message_type: missing"},
 		{`{"message_type":"gossip","sender_id":"a"}`, `swarm: message_type: unknown message type "gossip" (want one of [request response error notification handshake_request handshake_response])`},
@@ -176,6 +178,34 @@ func TestRoundTripSparse(t *testing.T) {
 	}
 }
 
+// TestOptionalNulls: the members upstream's Pydantic models declare
+// optional (X | None) may be null. Such a null is valid, carries no value
+// (nothing to lose in another dialect) and is written back on a round trip.
+func TestOptionalNulls(t *testing.T) {
+	for _, msg := range []string{
+		`{"message_type":"request","sender_id":"a","receiver_id":"b","correlation_id":null,"payload":{"tool_name":"t","arguments":{},"timeout":null}}`,
+		`{"message_type":"response","sender_id":"b","receiver_id":"a","correlation_id":"c","payload":{"success":true,"result":null,"error":null,"execution_time":null}}`,
+		`{"message_type":"notification","sender_id":"a","receiver_id":null,"payload":{"event_type":"e"}}`,
+	} {
+		c := codec()
+		if p := c.Validate([]byte(msg)); len(p) != 0 {
+			t.Errorf("%s: %v", msg, p)
+		}
+		env, err := c.Decode([]byte(msg))
+		if err != nil {
+			t.Fatalf("%s: %v", msg, err)
+		}
+		if env.TTL.Set || len(env.Extra) != 0 || env.Has(canonical.CResult) || env.Has(canonical.CErrorMessage) {
+			t.Errorf("%s: a null carries a value: ttl %v, extra %v", msg, env.TTL, env.Extra)
+		}
+		ctx := dialecttest.EncodeContext()
+		out, err := c.Encode(nil, env, ctx)
+		if err != nil || !dialecttest.JSONEqual([]byte(msg), out) || len(ctx.Losses) != 0 {
+			t.Errorf("round trip:\n in  %s\n out %s\n losses %v, %v", msg, out, ctx.Losses, err)
+		}
+	}
+}
+
 // TestEncodeForeign encodes envelopes as another dialect would hand them
 // over: stand-ins are filled and reported, values swarm cannot take are
 // approximated and reported, and the output validates.
@@ -202,6 +232,10 @@ func TestEncodeForeign(t *testing.T) {
 			Receiver: canonical.Address{Kind: canonical.AddressTopic, ID: "findings"}, Time: "YYYY-MM-DDTHH:MM:SSZ", Operation: canonical.Operation{Name: "NewFinding"}},
 			[]string{`"receiver_id":null`, `"timestamp":"2026-01-02T03:04:05Z"`, `"event_type":"NewFinding"`},
 			[]string{"approximated receiver", "approximated time"}},
+		{"topic request to an agent of that name", canonical.Envelope{Origin: canonical.Origin{Dialect: "collab"}, Act: canonical.ActRequest, ID: "x", Sender: canonical.Party{ID: "a"},
+			Receiver: canonical.Address{Kind: canonical.AddressTopic, ID: "findings"}, Time: "2026-01-01T00:00:00Z", Operation: canonical.Operation{Name: "t"}},
+			[]string{`"receiver_id":"findings"`},
+			[]string{`approximated receiver: swarm has no topics, and a request needs a receiver; topic "findings" sent to receiver_id "findings"`}},
 		{"reply without correlation", canonical.Envelope{Origin: canonical.Origin{Dialect: "bluelabel"}, Act: canonical.ActResult, Sender: canonical.Party{ID: "A"},
 			Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "B"}, Time: "2026-01-01T00:00:00Z", TaskID: "TASK-1", Outcome: canonical.OutcomePartial},
 			[]string{`"correlation_id":"TASK-1"`, `"success":true`},

@@ -119,9 +119,17 @@ func (e *encoder) receiver(msgType string) {
 	switch {
 	case r.Kind == canonical.AddressAgent:
 		w.String(r.ID)
-	case r.Kind == canonical.AddressTopic:
+	case r.Kind == canonical.AddressTopic && (msgType == typeNotification || msgType == typeError):
 		e.ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics; topic %q sent to all (receiver_id null)", r.ID))
 		w.Null()
+	case r.Kind == canonical.AddressTopic:
+		// Only notifications and errors may go to all (receiver_id null).
+		id := r.ID
+		if id == "" {
+			id = dialects.Unknown
+		}
+		e.ctx.Lose(dialects.Approximated, canonical.CReceiver, "receiver", fmt.Sprintf("swarm has no topics, and a %s needs a receiver; topic %q sent to receiver_id %q", msgType, r.ID, id))
+		w.String(id)
 	case e.own || msgType == typeNotification || msgType == typeError:
 		w.Null()
 	default:
@@ -179,6 +187,9 @@ func (e *encoder) request() {
 		}
 		w.Key("timeout")
 		w.Int(clamped)
+	} else if e.lay.has(nullTimeout) {
+		w.Key("timeout")
+		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
@@ -209,6 +220,10 @@ func (e *encoder) response() {
 		} else {
 			w.Null()
 		}
+	}
+	if e.lay.has(nullExecTime) {
+		w.Key("execution_time")
+		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
 	w.Close()
