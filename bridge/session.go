@@ -331,7 +331,7 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 // sender.
 func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 	s.mu.Lock()
-	a, dialect := s.agent, s.codec.Name()
+	a, dialect := s.agent, s.dialect
 	s.mu.Unlock()
 	if env.Sender.ID == "" {
 		switch {
