@@ -160,8 +160,7 @@ type runner struct {
 	suiteID string
 	agentID string
 	// ops are the operations to call: --op, or those the agent declared.
-	ops      []operation
-	declared bool // ops came from a declaration
+	ops []operation
 	// opening is what the agent sent on its own when the connection last
 	// opened; firstOpening the same for the first connection.
 	opening, firstOpening []*inbound
@@ -282,7 +281,7 @@ func (r *runner) run(selected []Requirement) (Report, error) {
 			frames = append(frames, req)
 			continue
 		}
-		if len(r.ops) == 0 && needsOperation(req) && !anyFailed(rep.Results, Must) {
+		if len(r.ops) == 0 && needsOperation(req) && !anyFailed(rep.Results, Must) && r.gone == nil && r.in.stoppedBy() == nil {
 			return finish(fmt.Errorf("conformance: %s: the agent declared no operation; give --op (and --args) for the suite to call", req.ID))
 		}
 		if chosen[req.ID] {
@@ -499,7 +498,7 @@ func (r *runner) learn(caps *canonical.Capabilities) {
 	if len(caps.Tools) == 0 {
 		return
 	}
-	r.ops, r.declared = nil, true
+	r.ops = nil
 	for _, t := range caps.Tools {
 		r.ops = append(r.ops, operation{op: canonical.Operation{Capability: t.Capability, Name: t.Name}, args: exampleArgs(t.InputSchema)})
 	}
