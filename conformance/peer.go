@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -53,7 +54,7 @@ func (p peer) answer(env *canonical.Envelope, suite string) *canonical.Envelope 
 		return nil
 	}
 	reply.Sender = canonical.Party{ID: suite}
-	reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID)
+	reply.InReplyTo = cmp.Or(env.ReplyWith, env.ID, env.TaskID)
 	reply.TaskID = env.TaskID
 	reply.CorrelationID = env.CorrelationID
 	reply.Trace = canonical.Trace{TraceID: env.Trace.TraceID, ParentSpanID: env.Trace.SpanID}
@@ -61,13 +62,4 @@ func (p peer) answer(env *canonical.Envelope, suite string) *canonical.Envelope 
 		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
 	}
 	return reply
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
