@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -132,8 +133,12 @@ func (r *runner) encode(s Send, env *canonical.Envelope, what string) (*message,
 	if m.frame, err = edit(frame, s); err != nil {
 		return nil, err
 	}
-	m.ids = r.quotable(m.frame)
-	m.what = r.describe(what, m.ids)
+	var named string
+	m.ids, named = r.quotable(m.frame)
+	m.what = what + editText(s)
+	if named != "" {
+		m.what += " (" + named + ")"
+	}
 	return m, nil
 }
 
@@ -144,7 +149,7 @@ func (r *runner) resend(s Send, earlier *message) (*message, error) {
 		return nil, err
 	}
 	m := &message{send: s, env: earlier.env, frame: frame, ttl: earlier.ttl}
-	m.ids = r.quotable(frame)
+	m.ids, _ = r.quotable(frame)
 	m.what = "the same " + earlier.what + " again"
 	return m, nil
 }
@@ -193,13 +198,8 @@ func inputValue(item gjson.Result) any {
 
 // edit applies a step's sets and deletes to frame.
 func edit(frame []byte, s Send) ([]byte, error) {
-	paths := make([]string, 0, len(s.Set))
-	for p := range s.Set {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	var err error
-	for _, p := range paths {
+	for _, p := range sortedKeys(s.Set) {
 		if frame, err = sjson.SetBytes(frame, p, s.Set[p]); err != nil {
 			return nil, fmt.Errorf("conformance: setting %s: %w", p, err)
 		}
@@ -212,26 +212,46 @@ func edit(frame []byte, s Send) ([]byte, error) {
 	return frame, nil
 }
 
+// editText says how a step edits its message (" with performative set to
+// \"PROPOSE\""), or "".
+func editText(s Send) string {
+	var parts []string
+	for _, p := range sortedKeys(s.Set) {
+		v, _ := json.Marshal(s.Set[p]) // values from YAML always marshal
+		parts = append(parts, fmt.Sprintf("%s set to %s", p, clip(v)))
+	}
+	for _, p := range s.Delete {
+		parts = append(parts, p+" left out")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(parts, " and ")
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // quotable returns the values of frame a reply may quote, and remembers
-// them as the suite's.
-func (r *runner) quotable(frame []byte) []string {
-	var ids []string
+// them as the suite's; named is how to name the message by them: its last
+// path present and value (`message_id "conf-3-ab12cd"`).
+func (r *runner) quotable(frame []byte) (ids []string, named string) {
 	root := gjson.ParseBytes(frame)
 	for _, p := range r.suite.Correlation.Request {
 		if v := root.Get(p); v.Type == gjson.String && v.Str != "" {
 			ids = append(ids, v.Str)
+			named = fmt.Sprintf("%s %q", p, v.Str)
 			r.sent[v.Str] = true
 		}
 	}
-	return ids
-}
-
-// describe names a message by what it is and the values a reply quotes.
-func (r *runner) describe(what string, ids []string) string {
-	if len(ids) == 0 {
-		return what
-	}
-	return fmt.Sprintf("%s (%s %q)", what, r.suite.Correlation.Request[0], ids[len(ids)-1])
+	return ids, named
 }
 
 // exampleArgs makes arguments a JSON Schema accepts: a value for each
