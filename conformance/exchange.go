@@ -202,7 +202,7 @@ func (r *runner) judge(m *message, e *Expect, f *inbound, accepts []*inbound, in
 		return skipped("the agent asked for no input")
 	case e.When == "accept" && len(accepts) == 0:
 		return skipped("the agent sent no acceptance before its answer")
-	case e.Require != "" && e.Require == canonical.ActAccept && len(accepts) == 0:
+	case e.Require == canonical.ActAccept && len(accepts) == 0:
 		return failure("the answer came with no acceptance before it").blame(f, "", "an acceptance comes before the answer")
 	}
 	if m != nil && e.Within == "ttl" {
@@ -223,7 +223,7 @@ func (r *runner) judge(m *message, e *Expect, f *inbound, accepts []*inbound, in
 			return o
 		}
 	}
-	if e.Single {
+	if m != nil && e.Single {
 		return r.single(m, accepts)
 	}
 	return passed("")

@@ -165,7 +165,7 @@ type Expect struct {
 	// Single requires at most one acceptance, before one final answer, and
 	// nothing quoting the message after it (within the quiet time).
 	Single bool `yaml:"single"`
-	// Require is an interim act that must come before the answer.
+	// Require is an interim act that must come before the answer (accept).
 	Require canonical.Act `yaml:"require"`
 	// On is the frame the checks and correlation look at: "final" (the
 	// default) or "accept".
@@ -416,8 +416,10 @@ func (e *Expect) check(s Send) error {
 		return fmt.Errorf("on %q, want final or accept", e.On)
 	case e.On == "accept" && e.When != "accept":
 		return fmt.Errorf("checks on the acceptance need when: accept")
-	case e.Require != "" && e.Require != canonical.ActAccept && e.Require != canonical.ActNeedsInput:
-		return fmt.Errorf("require %q, want accept or needs-input", e.Require)
+	case e.Require != "" && e.Require != canonical.ActAccept:
+		return fmt.Errorf("require %q, want accept", e.Require)
+	case e.OrOpening && e.Reply != ReplyDeclaration:
+		return fmt.Errorf("or_opening takes a declaration: it needs reply: declaration")
 	}
 	if err := checkActs(e.Acts); err != nil {
 		return err

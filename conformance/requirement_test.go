@@ -84,6 +84,7 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"a check of two kinds", req("    steps:\n      - send: {kind: request}\n        expect: {check: [{path: a, present: true, equals: 1}]}\n"), "exactly one of"},
 		{"a check with no path", req("    steps:\n      - send: {kind: request}\n        expect: {check: [{equals: 1}]}\n"), "a check needs a path"},
 		{"checks on an acceptance not waited for", req("    steps:\n      - send: {kind: request}\n        expect: {on: accept}\n"), "need when: accept"},
+		{"an opening answer that is not a declaration", req("    steps:\n      - send: {kind: request}\n        expect: {or_opening: true}\n"), "or_opening takes a declaration"},
 		{"an unknown priority", req("    steps:\n      - send: {kind: request, priority: asap}\n"), `priority "asap"`},
 		{"a requirement twice", req("    scenario: frames\n") + "  - id: x.a.b\n    section: s\n    level: MUST\n    level_note: n\n    title: t\n    scenario: frames\n", "listed twice"},
 	}

@@ -24,7 +24,7 @@ func Command(cmdline string) Target { return &command{line: cmdline} }
 
 type command struct {
 	line string
-	// Env, when set, is the child's whole environment (tests use it).
+	// env, when set, is the child's whole environment (the tests set it).
 	env []string
 }
 
@@ -34,7 +34,7 @@ func (c *command) String() string { return "command: " + c.line }
 // closes, and again after SIGTERM, before the next signal.
 const stopGrace = 500 * time.Millisecond
 
-func (c *command) Open(ctx context.Context, maxFrame int) (Conn, error) {
+func (c *command) Open(_ context.Context, maxFrame int) (Conn, error) {
 	if strings.TrimSpace(c.line) == "" {
 		return nil, unreachable(errors.New("the command is empty"))
 	}
@@ -106,10 +106,7 @@ func (p *process) Write(ctx context.Context, frame []byte) error {
 	if err != nil {
 		return err
 	}
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Time{}
-	}
+	deadline, _ := ctx.Deadline() // none: the zero time, no deadline
 	if err := p.stdin.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
