@@ -24,15 +24,16 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"translate":   {"translate a message from one dialect to another", runTranslate},
-		"validate":    {"check messages against their dialect's schema and rules", runValidate},
-		"dialects":    {"list the dialects and what each can carry", runDialects},
-		"mappings":    {"check mapping files, or show the effective mapping", runMappings},
-		"version":     {"print the version", runVersion},
-		"serve":       {"run the bridge: agents of every dialect connect and talk through it", runServe},
-		"agent":       {"run a reference agent of any dialect", runAgent},
-		"bench":       {"drive a bounded load through a bridge on loopback and report", runBench},
-		"demo":        {"run a bridge and one agent per dialect, and show them talking", runDemo},
+		"translate": {"translate a message from one dialect to another", runTranslate},
+		"validate":  {"check messages against their dialect's schema and rules", runValidate},
+		"dialects":  {"list the dialects and what each can carry", runDialects},
+		"mappings":  {"check mapping files, or show the effective mapping", runMappings},
+		"version":   {"print the version", runVersion},
+		"serve":     {"run the bridge: agents of every dialect connect and talk through it", runServe},
+		"agent":     {"run a reference agent of any dialect", runAgent},
+		"bench":     {"drive a bounded load through a bridge on loopback and report", runBench},
+		"demo":      {"run a bridge and one agent per dialect, and show them talking", runDemo},
+
 		"conformance": {"check an agent against its dialect's requirements, over the wire", runConformance},
 	}
 }
