@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -25,6 +26,9 @@ type session struct {
 	wg     sync.WaitGroup // requests being answered
 }
 
+// errBusy refuses a second transport while the agent serves one.
+var errBusy = errors.New("already serving a transport")
+
 // open makes a the server of transport w until the session is closed.
 func (a *Agent) open(ctx context.Context, w writer) (*session, error) {
 	sctx, cancel := context.WithCancel(ctx)
@@ -33,7 +37,7 @@ func (a *Agent) open(ctx context.Context, w writer) (*session, error) {
 	defer a.mu.Unlock()
 	if a.sess != nil {
 		cancel()
-		return nil, fmt.Errorf("agent %s: already serving a transport", a.id)
+		return nil, fmt.Errorf("agent %s: %w", a.id, errBusy)
 	}
 	a.sess = s
 	return s, nil

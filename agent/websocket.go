@@ -33,6 +33,14 @@ func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
 		}
 		return fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
 	}
+	return a.serveWS(ctx, conn, u)
+}
+
+// serveWS serves the agent on an open WebSocket connection to peer: it
+// sends the introduction and subscriptions, then answers what it reads
+// until ctx ends (it then closes the connection and returns nil) or the
+// connection closes (an error naming peer).
+func (a *Agent) serveWS(ctx context.Context, conn *websocket.Conn, peer string) error {
 	defer conn.CloseNow()
 	conn.SetReadLimit(maxFrame)
 	s, err := a.open(ctx, wsWriter{conn})
@@ -53,7 +61,7 @@ func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
 	for {
 		_, frame, err := conn.Read(context.Background())
 		if err != nil {
-			return a.hangUp(ctx, s, closing, fmt.Errorf("agent %s: connection to %s: %w", a.id, u, err))
+			return a.hangUp(ctx, s, closing, fmt.Errorf("agent %s: connection to %s: %w", a.id, peer, err))
 		}
 		s.deliver(frame)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,7 +16,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 )
 
-const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... [--log-level LEVEL]"
+const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio | --listen ADDR) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... [--log-level LEVEL]"
 
 // agentTopics is the repeatable --subscribe flag.
 type agentTopics []string
@@ -24,15 +25,17 @@ func (t *agentTopics) String() string     { return strings.Join(*t, ",") }
 func (t *agentTopics) Set(v string) error { *t = append(*t, v); return nil }
 
 // runAgent runs a reference agent (package agent): on a bridge's WebSocket
-// endpoint (--connect) or on standard input and output (--stdio), until
-// SIGINT or SIGTERM, or the end of standard input. It logs to stderr as
-// JSON lines; at debug level, every frame sent and received.
+// endpoint (--connect), on standard input and output (--stdio), or as a
+// WebSocket server peers dial (--listen), until SIGINT or SIGTERM, or the
+// end of standard input. It logs to stderr as JSON lines; at debug level,
+// every frame sent and received.
 func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("agent", agentSynopsis, stderr)
 	dialect := fs.String("dialect", "", "the dialect the agent speaks: "+strings.Join(builtin.Names, ", ")+" (required)")
 	id := fs.String("id", "", `the agent's id (default "<dialect>-agent", as the dialect writes ids: "BLUELABEL-AGENT")`)
 	connect := fs.String("connect", "", "connect to the bridge at this WebSocket URL (ws://127.0.0.1:7300)")
 	stdio := fs.Bool("stdio", false, "speak newline-delimited JSON on standard input and output")
+	listen := fs.String("listen", "", "serve as a WebSocket server on this address (127.0.0.1:7400; port 0 picks one), for peers that dial the agent")
 	token := fs.String("token", "", "the bearer token to connect with")
 	tools := fs.String("tools", "", "the tools to offer, comma-separated (default all: "+strings.Join(agent.ToolNames(), ",")+")")
 	var topics agentTopics
@@ -45,7 +48,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if *dialect == "" || len(pos) > 0 || (*connect != "") == *stdio {
+	if *dialect == "" || len(pos) > 0 || countSet(*connect != "", *stdio, *listen != "") != 1 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -82,10 +85,19 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *stdio {
+	switch {
+	case *stdio:
 		log.Info("agent serving standard input and output", "tools", offered)
 		err = a.ServeStdio(ctx, stdin, stdout)
-	} else {
+	case *listen != "":
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", *listen); err != nil {
+			fmt.Fprintf(stderr, "mcp-bridge: --listen: %v\n", err)
+			return exitInvalid
+		}
+		log.Info("agent listening", "url", "ws://"+ln.Addr().String()+"/", "tools", offered)
+		err = a.Listen(ctx, ln)
+	default:
 		log.Info("agent connecting", "bridge", *connect, "tools", offered)
 		err = a.Connect(ctx, *connect, *token)
 	}
@@ -95,6 +107,17 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log.Info("agent stopped")
 	return exitOK
+}
+
+// countSet counts the options given.
+func countSet(given ...bool) int {
+	n := 0
+	for _, g := range given {
+		if g {
+			n++
+		}
+	}
+	return n
 }
 
 // frameValue is how a frame is logged: as JSON when it is, else as text.

@@ -26,6 +26,7 @@ func TestAgentUsage(t *testing.T) {
 		{"no dialect", []string{"--stdio"}, "usage: mcp-bridge agent --dialect DIALECT"},
 		{"no transport", []string{"--dialect", "swarm"}, "usage: mcp-bridge agent"},
 		{"two transports", []string{"--dialect", "swarm", "--stdio", "--connect", "ws://127.0.0.1:1"}, "usage: mcp-bridge agent"},
+		{"listen and stdio", []string{"--dialect", "swarm", "--stdio", "--listen", "127.0.0.1:0"}, "usage: mcp-bridge agent"},
 		{"a stray argument", []string{"--dialect", "swarm", "--stdio", "extra"}, "usage: mcp-bridge agent"},
 		{"unknown dialect", []string{"--dialect", "klingon", "--stdio"}, `agent: unknown dialect "klingon"`},
 		{"unknown tool", []string{"--dialect", "swarm", "--stdio", "--tools", "add,teleport"}, `unknown tool "teleport"`},

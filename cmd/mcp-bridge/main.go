@@ -34,6 +34,8 @@ func commands() map[string]command {
 		"agent":     {"run a reference agent of any dialect", runAgent},
 		"bench":     {"drive a bounded load through a bridge on loopback and report", runBench},
 		"demo":      {"run a bridge and one agent per dialect, and show them talking", runDemo},
+
+		"conformance": {"check an agent against its dialect's requirements, over the wire", runConformance},
 	}
 }
 
@@ -70,7 +72,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'mcp-bridge <command> -h' for a command's flags.")

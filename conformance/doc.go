@@ -1,0 +1,21 @@
+// Package conformance checks an agent against its dialect's requirements,
+// over the wire: the conformance suite behind `mcp-bridge conformance`.
+//
+// Requirements are data: conformance/requirements/<dialect>.yaml (embedded)
+// gives each an id, the spec section it comes from, a level (MUST or
+// SHOULD) and how it is checked, composed of a few generic steps (send a
+// request, a capability query, an event, a raw frame; wait for an answer,
+// or for silence) and checks (the answer's act, its correlation, its time,
+// members at JSON paths). Every frame the agent sends is also decoded and
+// validated with the dialect's codec, whatever requirement is running.
+//
+// Run plays the bridge's side against a Target: a command it starts
+// (Command, newline-delimited JSON on stdio), a WebSocket server it dials
+// (Dial), or a WebSocket client it waits for (Listen). It reports through
+// a Progress as it goes and returns a Report, which gives a Verdict (the
+// exit code) and writes itself as JSON or JUnit XML; Options.Transcript
+// gets every frame both ways. The agent under test is untrusted: its
+// frames are bounded in size and number, every wait has a deadline, and
+// an agent that is lost is started or reached again for the next
+// requirement.
+package conformance
