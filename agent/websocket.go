@@ -21,6 +21,16 @@ const maxFrame = 8 << 20
 // until ctx ends (it then closes the connection and returns nil) or the
 // connection closes (an error).
 func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
+	conn, err := a.dial(ctx, bridgeURL, token)
+	if err != nil || conn == nil {
+		return err
+	}
+	return a.serveConn(ctx, conn, a.dialURL(bridgeURL))
+}
+
+// dial opens the WebSocket connection Connect serves; nil and no error
+// when ctx ended while dialing.
+func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*websocket.Conn, error) {
 	u := a.dialURL(bridgeURL)
 	opts := &websocket.DialOptions{}
 	if token != "" {
@@ -29,12 +39,19 @@ func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
 	conn, _, err := websocket.Dial(ctx, u, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil // ctx ended while dialing
+			return nil, nil
 		}
-		return fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
+		return nil, fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
 	}
-	defer conn.CloseNow()
 	conn.SetReadLimit(maxFrame)
+	return conn, nil
+}
+
+// serveConn introduces the agent on conn, dialed at u, and serves it until
+// ctx ends (nil, after a normal closure) or the connection closes (an
+// error).
+func (a *Agent) serveConn(ctx context.Context, conn *websocket.Conn, u string) error {
+	defer conn.CloseNow()
 	s, err := a.open(ctx, wsWriter{conn})
 	if err != nil {
 		return err
