@@ -381,7 +381,7 @@ func (b *Bridge) encodeFor(from string, env *canonical.Envelope, to *Session, fi
 		return nil, nil
 	}
 	b.lost(env, codec.Name(), res)
-	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace}
+	o := Outbound{Frame: res.Output, Act: env.Act, Final: final, Trace: env.Trace, ByBridge: from == ""}
 	if env.Error != nil {
 		o.Code = env.Error.Code
 	}
