@@ -157,11 +157,23 @@ func TestDemo(t *testing.T) {
 		`delivered Jules  (swarm)   {"message_id"`, `"tool_name":"debug_code"`,
 		`delivered Collie (collab)`, `"action":"sentiment-analysis"`, `delivered Fusey  (fuse)`, `"sentiment":"positive"`,
 		`"type":"needs_input"`, `delivered BLUE-LEAD (bluelabel) {"type":"task_result"`,
-		`"type":"BROADCAST"`, `"eventType":"agent_status_changed"`,
+		`delivered Collie (collab)  {"header":{"messageId"`, `"type":"BROADCAST"`,
+		`delivered Fusey  (fuse)    {"version":"1.0","messageType":"event"`, `"eventType":"agent_status_changed"`,
+		broadcastNote,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo did not show %s", want)
 		}
+	}
+	// The broadcast's note says who got it: exactly Collie and Fusey.
+	scene := s[strings.Index(s, "== 4."):]
+	for _, line := range strings.Split(scene, "\n") {
+		if strings.HasPrefix(line, "  delivered") && !strings.HasPrefix(line, "  delivered Collie") && !strings.HasPrefix(line, "  delivered Fusey") {
+			t.Errorf("the broadcast was delivered to another agent: %s", line)
+		}
+	}
+	if n := strings.Count(scene, "  delivered"); n != 2 {
+		t.Errorf("the broadcast was delivered %d times, want 2 (Collie, Fusey):\n%s", n, scene)
 	}
 }
 
