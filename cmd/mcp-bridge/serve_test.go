@@ -70,6 +70,18 @@ func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncWriter) int {
 	}
 }
 
+// dialSwarm connects to the bridge at addr as the swarm agent id; the
+// connection is dropped when the test ends.
+func dialSwarm(ctx context.Context, t *testing.T, addr, id string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent="+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
 // TestServeProcess runs `mcp-bridge serve` as a child: it says where it
 // listens, answers /healthz there, and exits 0 on SIGTERM.
 func TestServeProcess(t *testing.T) {
@@ -100,11 +112,7 @@ func TestServeGoingAway(t *testing.T) {
 			cmd, addr, errOut := serveChild(t, "--listen", "127.0.0.1:0")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			c, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent=watcher", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.CloseNow()
+			c := dialSwarm(ctx, t, addr, "watcher")
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -187,16 +195,8 @@ func TestServeSecondSignal(t *testing.T) {
 	cmd, addr, errOut := serveChild(t, "--config", cfgFile)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	silent, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent=silent", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.CloseNow()
-	asker, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent=asker", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer asker.CloseNow()
+	silent := dialSwarm(ctx, t, addr, "silent")
+	asker := dialSwarm(ctx, t, addr, "asker")
 	req := `{"message_id":"q1","message_type":"request","sender_id":"asker","receiver_id":"silent","timestamp":"2026-11-21T10:00:00Z","payload":{"tool_name":"wait","arguments":{}}}`
 	if err := asker.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
 		t.Fatal(err)
