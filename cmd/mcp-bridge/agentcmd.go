@@ -137,14 +137,17 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // check returns what is wrong with the call flags on this command line,
-// "" when nothing is.
+// "" when nothing is; it fills in the default arguments ({}).
 func (c *callFlags) check(fs *flag.FlagSet, stdio bool) string {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.op == "" {
-		for _, name := range []string{"call", "args", "to", "timeout"} {
+		if set["call"] {
+			return "--call needs an operation"
+		}
+		for _, name := range []string{"args", "to", "timeout"} {
 			if set[name] {
-				return "--" + name + " needs --call OP (a non-empty operation)"
+				return "--" + name + " goes with --call OP"
 			}
 		}
 		return ""
