@@ -18,8 +18,16 @@ MCPTOOLS    := tools/mcp
 
 all: lint test
 
+# What `mcp-bridge version` prints: the module version and VCS revision Go
+# stamps from the checkout (-buildvcs=auto, as CI's GOFLAGS turn it off);
+# where Go finds no repository (a git worktree, whose .git is a file),
+# `git describe` and the commit, given as -X flags. Outside a checkout
+# both are empty and the binary says (devel).
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/mcp-bridge
+	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION) -X main.revision=$(REVISION)" -o $(BIN) ./cmd/mcp-bridge
 
 # The main job: the bridge on its embedded default config (loopback, one
 # port; it prints its endpoints). Ctrl-C stops it.

@@ -98,6 +98,17 @@ func New(o Options) (*Agent, error) {
 	}, nil
 }
 
+// SpellID returns id as the dialect writes agent ids: "bluelabel-caller"
+// is "BLUELABEL-CALLER" in bluelabel. An unknown dialect leaves id as it is.
+func SpellID(dialect, id string) string {
+	codec, found := registry().Lookup(dialect)
+	if !found {
+		return id
+	}
+	written, _ := writtenID(codec, id)
+	return written
+}
+
 // writtenID returns how codec writes id as a sender, and whether that
 // differs from id.
 func writtenID(codec dialects.Codec, id string) (string, bool) {

@@ -100,6 +100,19 @@ func (a *Agent) Send(ctx context.Context, env *canonical.Envelope) error {
 	return nil
 }
 
+// Operation reads an operation name as mapping files write it: in a
+// dialect that names operations in two levels (fuse), "capability/action"
+// is that capability and action, and a name without "/" the action alone;
+// elsewhere the name is the operation's name, as it is.
+func (a *Agent) Operation(name string) canonical.Operation {
+	if a.codec.Holds(canonical.ActRequest).Has(canonical.CCapability) {
+		if c, n, two := strings.Cut(name, "/"); two {
+			return canonical.Operation{Capability: c, Name: n}
+		}
+	}
+	return canonical.Operation{Name: name}
+}
+
 // newRequest returns a request from this agent for op, with the ids its
 // dialect correlates replies by: a message id, and a task id (upper-case
 // hex and dashes, which every dialect's ids allow) where requests carry one.

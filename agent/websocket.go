@@ -21,6 +21,16 @@ const maxFrame = 8 << 20
 // until ctx ends (it then closes the connection and returns nil) or the
 // connection closes (an error).
 func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
+	conn, err := a.dial(ctx, bridgeURL, token)
+	if err != nil || conn == nil {
+		return err
+	}
+	return a.serveWS(ctx, conn, a.dialURL(bridgeURL))
+}
+
+// dial opens the WebSocket connection Connect serves; nil and no error
+// when ctx ended while dialing.
+func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*websocket.Conn, error) {
 	u := a.dialURL(bridgeURL)
 	opts := &websocket.DialOptions{}
 	if token != "" {
@@ -29,17 +39,17 @@ func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
 	conn, _, err := websocket.Dial(ctx, u, opts)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil // ctx ended while dialing
+			return nil, nil
 		}
-		return fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
+		return nil, fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
 	}
-	return a.serveWS(ctx, conn, u)
+	return conn, nil
 }
 
 // serveWS serves the agent on an open WebSocket connection to peer: it
 // sends the introduction and subscriptions, then answers what it reads
-// until ctx ends (it then closes the connection and returns nil) or the
-// connection closes (an error naming peer).
+// until ctx ends (it then closes the connection and returns nil, after a
+// normal closure) or the connection closes (an error naming peer).
 func (a *Agent) serveWS(ctx context.Context, conn *websocket.Conn, peer string) error {
 	defer conn.CloseNow()
 	conn.SetReadLimit(maxFrame)

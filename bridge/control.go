@@ -145,7 +145,7 @@ func (b *Bridge) answerSender(ep endpoint, env *canonical.Envelope, reply *canon
 	if env.Sender.ID != "" {
 		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
 	}
-	if _, err := ep.deliver(&outgoing{env: reply, final: true, failed: b.unsent("bridge answer", ep, reply)}); err != nil {
+	if _, err := ep.deliver(&outgoing{env: reply, final: true, byBridge: true, failed: b.unsent("bridge answer", ep, reply)}); err != nil {
 		b.log.Warn("bridge answer not delivered", "dialect", env.Origin.Dialect, "act", reply.Act, "error", err.Message)
 	}
 }

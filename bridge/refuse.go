@@ -29,26 +29,13 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	s.mu.Lock()
 	codec, label, a := s.codec, s.dialect, s.agent
 	s.mu.Unlock()
-	reply := &canonical.Envelope{
-		Act:     actFor(e.Code),
-		Outcome: canonical.OutcomeFailure,
-		Error:   e,
-	}
+	reply := errorReply(env, e)
 	source := "unknown"
-	if a != nil {
+	switch {
+	case a != nil:
 		source = a.ID()
-	}
-	if env != nil {
-		reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
-		reply.CorrelationID = env.CorrelationID
-		reply.TaskID = env.TaskID
-		reply.Trace = env.Trace
-		if env.Sender.ID != "" {
-			reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
-			if a == nil {
-				source = env.Sender.ID
-			}
-		}
+	case env != nil && env.Sender.ID != "":
+		source = env.Sender.ID
 	}
 	// The failure handler outlives the frame, whose memory env's strings
 	// share: keep a copy, not the frame.
@@ -63,17 +50,8 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 		asEnv = reply
 	case codec != nil:
 		dialect = codec.Name()
-		reply.Sender = canonical.Party{ID: b.spell(dialect, b.id)}
-		if reply.Receiver.Kind == canonical.AddressAgent {
-			reply.Receiver.ID = b.spell(dialect, reply.Receiver.ID)
-		}
-		var err error
-		if frame, err = codec.Encode(nil, reply, &dialects.EncodeContext{}); err != nil {
-			b.log.Error("error reply cannot be encoded", "dialect", dialect, "error", err)
-			frame = nil
-		}
-	}
-	if frame == nil && asEnv == nil {
+		frame = b.encodeError(codec, reply)
+	default:
 		frame = plainError(e)
 	}
 	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
@@ -81,7 +59,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	// The answer is queued like any message to the sender, but past the
 	// agent's bound: a sender whose queue is full must still hear why.
 	it := &delivery.Item{
-		Out:   Outbound{Frame: frame, Env: asEnv, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace},
+		Out:   Outbound{Frame: frame, Env: asEnv, Act: reply.Act, Code: e.Code, Final: true, Trace: reply.Trace, ByBridge: true},
 		Level: delivery.NormalLevel, Force: true,
 		Failed: func(reason error) {
 			b.log.Warn("error reply not delivered", "dialect", dialect, "agent", source, "error", reason.Error())
@@ -91,6 +69,63 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 		it.Fail(err)
 	}
 	return Receipt{Err: e}
+}
+
+// ErrorFrame returns the error e as the bridge answers a sender of the
+// dialect about frame, for what a transport refuses before a session
+// reads it (an HTTP request whose agent's token is wrong): in the
+// dialect, correlated with frame when frame decodes (ErrorFrame takes
+// ownership of it; it may be nil), and as {"error": {"code", "message"}}
+// when the dialect is unknown or cannot write the error.
+func (b *Bridge) ErrorFrame(dialect string, frame []byte, e *canonical.Error) []byte {
+	codec, ok := b.reg.Lookup(dialect)
+	if !ok {
+		return plainError(e)
+	}
+	var env *canonical.Envelope
+	if len(frame) > 0 {
+		env, _ = codec.Decode(frame) // an undecodable frame is answered uncorrelated
+	}
+	if env != nil && env.Sender.ID != "" {
+		env.Sender.ID = b.resolve(spellerOf(codec), dialect, env.Sender.ID)
+	}
+	return b.encodeError(codec, errorReply(env, e))
+}
+
+// errorReply is the bridge's error e in answer to env (nil when the
+// frame could not be decoded), correlated with it.
+func errorReply(env *canonical.Envelope, e *canonical.Error) *canonical.Envelope {
+	reply := &canonical.Envelope{
+		Act:     actFor(e.Code),
+		Outcome: canonical.OutcomeFailure,
+		Error:   e,
+	}
+	if env != nil {
+		reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
+		reply.CorrelationID = env.CorrelationID
+		reply.TaskID = env.TaskID
+		reply.Trace = env.Trace
+		if env.Sender.ID != "" {
+			reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
+		}
+	}
+	return reply
+}
+
+// encodeError writes reply, an error from the bridge whose receiver is a
+// canonical id, in codec's dialect, falling back to plainError.
+func (b *Bridge) encodeError(codec dialects.Codec, reply *canonical.Envelope) []byte {
+	dialect := codec.Name()
+	reply.Sender = canonical.Party{ID: b.spell(dialect, b.id)}
+	if reply.Receiver.Kind == canonical.AddressAgent {
+		reply.Receiver.ID = b.spell(dialect, reply.Receiver.ID)
+	}
+	frame, err := codec.Encode(nil, reply, &dialects.EncodeContext{})
+	if err != nil {
+		b.log.Error("error reply cannot be encoded", "dialect", dialect, "error", err)
+		return plainError(reply.Error)
+	}
+	return frame
 }
 
 // plainError is the answer to a sender whose dialect is unknown:

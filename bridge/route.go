@@ -279,7 +279,7 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 func (b *Bridge) acknowledge(p *pending) {
 	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.Receiver.ID()}}
 	p.Restore(env)
-	if _, err := p.Requester.deliver(&outgoing{env: env, failed: b.unsent("accept", p.Requester, env)}); err != nil {
+	if _, err := p.Requester.deliver(&outgoing{env: env, byBridge: true, failed: b.unsent("accept", p.Requester, env)}); err != nil {
 		b.log.Warn("accept not delivered", "requester", p.Sender.ID, "error", err.Message)
 	}
 }

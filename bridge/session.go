@@ -87,10 +87,15 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 
 // setCodec fixes the session's dialect; s.mu is held or s is not shared.
 func (s *Session) setCodec(c dialects.Codec) {
-	s.codec, s.dialect = c, c.Name()
+	s.codec, s.dialect, s.speller = c, c.Name(), spellerOf(c)
+}
+
+// spellerOf returns c's id spelling, nil when its dialect has none.
+func spellerOf(c dialects.Codec) func(string) string {
 	if sp, ok := c.(dialects.IDSpeller); ok {
-		s.speller = sp.SpellID
+		return sp.SpellID
 	}
+	return nil
 }
 
 // Transport names the session's transport.
@@ -394,7 +399,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		b.lost(&env, dialect, res)
 		out.Frame = res.Output
 	}
-	out.Act, out.Final, out.Trace = env.Act, o.final, env.Trace
+	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
 	it := &delivery.Item{
 		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -24,8 +25,9 @@ const ShutdownEvent = "SystemShutdown"
 // without events are skipped with a log line); requests in flight get
 // their answers until ctx ends, and those still open then are answered
 // with an unavailable error; queued messages are delivered until ctx ends;
-// finally every connection is closed. No accepted request is left
-// unanswered.
+// finally every connection is closed, and Shutdown returns once the peers
+// have had their close (at most closeGrace later). No accepted request is
+// left unanswered.
 func (b *Bridge) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	if b.closing {
@@ -51,7 +53,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 			Arguments: canonical.JSON(fmt.Sprintf(`{"event":%q,"countdown":%d}`, ShutdownEvent, countdown)),
 			Priority:  canonical.PriorityCritical,
 		}
-		if _, err := s.deliver(&outgoing{env: notice, failed: func(error) {}}); err != nil {
+		if _, err := s.deliver(&outgoing{env: notice, byBridge: true, failed: func(error) {}}); err != nil {
 			b.log.Info("shutdown notice not sent", "agent", s.AgentID(), "dialect", s.Dialect(), "reason", err.Message)
 		}
 	}
@@ -76,15 +78,33 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 		}
 		return true
 	})
+	// The links close at once, and Shutdown waits for their closing
+	// handshakes: the process may exit as soon as it returns, and a peer
+	// must get its close frame (WebSocket 1001), not a bare end of stream.
+	var closing sync.WaitGroup
 	for _, s := range sessions {
 		if c, ok := s.link.(Closer); ok {
-			go c.Close("the bridge is shutting down")
+			closing.Go(func() { _ = c.Close("the bridge is shutting down") })
 		}
+	}
+	closed := make(chan struct{})
+	go func() { closing.Wait(); close(closed) }()
+	grace := time.NewTimer(closeGrace)
+	defer grace.Stop()
+	select {
+	case <-closed:
+	case <-grace.C:
+		b.log.Warn("connections still closing", "after", closeGrace)
 	}
 	b.writers.Stop()
 	b.log.Info("shut down")
 	return nil
 }
+
+// closeGrace bounds how long Shutdown waits for its connections' closing
+// handshakes, whatever time ctx had left: a peer that stops answering
+// must not hold up the exit.
+const closeGrace = 2 * time.Second
 
 // flushReserve is the part of a shutdown's time kept for delivering the
 // errors of requests still open: a fifth, at most a second.
@@ -97,6 +117,9 @@ func (b *Bridge) closingRefusal() *canonical.Error {
 	yes := true
 	return &canonical.Error{Code: canonical.ErrUnavailable, Retryable: &yes, Message: "the bridge is shutting down"}
 }
+
+// ShuttingDown reports whether Shutdown has begun.
+func (b *Bridge) ShuttingDown() bool { return b.isClosing() }
 
 // isClosing reports whether Shutdown has begun.
 func (b *Bridge) isClosing() bool {

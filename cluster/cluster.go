@@ -373,7 +373,13 @@ func (c *Cluster) changed(ch bridge.Change) {
 	if ch.Kind == bridge.Removed {
 		info.Connected = false
 	}
-	if err := c.publish(c.dirSubject(), &message{Kind: kindAgent, Agents: []agentState{stateOf(info, toolsOf(info), ch.Reason)}}); err != nil {
+	reason := ch.Reason
+	if !info.Connected && c.b.ShuttingDown() {
+		// Its agents leave with the instance: to the others they are
+		// unreachable until they connect elsewhere, as if it had died.
+		info.Status, reason = bridge.StatusUnavailable, "its instance "+c.opts.Name+" is shutting down"
+	}
+	if err := c.publish(c.dirSubject(), &message{Kind: kindAgent, Agents: []agentState{stateOf(info, toolsOf(info), reason)}}); err != nil {
 		c.log.Debug("cluster: change not announced", "agent", info.ID, "error", err)
 	}
 }

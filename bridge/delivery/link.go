@@ -46,6 +46,11 @@ type Outbound struct {
 	// Final marks the answer that ends a request of the receiving session:
 	// a reply, or the error the bridge sent instead.
 	Final bool
+	// ByBridge marks a message the bridge made itself (an error in place
+	// of an answer, a refusal of bad input, an accept or a notice), not one
+	// an agent sent: transports that answer in a protocol of their own
+	// (HTTP statuses) tell the bridge's errors from an agent's answers.
+	ByBridge bool
 	// Trace is the message's trace context, for transports that carry it
 	// out of band (W3C traceparent on HTTP).
 	Trace canonical.Trace

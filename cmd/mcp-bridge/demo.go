@@ -132,6 +132,11 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	if err := d.needsInput(ctx); err != nil {
 		return err
 	}
+	// They leave before the broadcast, so that its receivers are the four
+	// reference agents.
+	if err := waitGone(ctx, srv, "BLUE-LEAD", "DEPLOYER"); err != nil {
+		return err
+	}
 
 	d.scene("4. Jules (swarm) broadcasts a notification (receiver_id null); agents whose dialect has events get it")
 	if err := agents["Jules"].Send(ctx, &canonical.Envelope{Act: canonical.ActEvent, Sender: canonical.Party{ID: "Jules"},
@@ -142,12 +147,18 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	if err := d.await(ctx, "agent_status_changed", "Fusey", "Collie"); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "\n(Eddy speaks elizaacl, which has no event act: the bridge logs the broadcast as undeliverable to it.)")
+	fmt.Fprintln(out, "\n"+broadcastNote)
 
 	d.scene("5. An MCP client calls Jules's (swarm) debug_code tool through the bridge's MCP face, /mcp")
 	return d.mcpScene(ctx, "http://"+ln.Addr().String()+"/mcp", "Jules__debug_code",
 		`{"code_to_debug":"print([1, 2, 3][3])","error_message":"IndexError: list index out of range","language":"python"}`)
 }
+
+// broadcastNote says what became of the broadcast of scene 4.
+const broadcastNote = `(The bridge writes a broadcast in each receiver's dialect, for every connected agent but
+the sender: Collie got it as a collab BROADCAST, Fusey as a fuse event. Eddy got nothing:
+elizaacl has no event act, so the bridge skipped Eddy with a log line ("event not delivered");
+it skips bluelabel agents the same way.)`
 
 // start connects a reference agent that prints what it sends and gets.
 func (d *demo) start(ctx context.Context, o agent.Options) (*agent.Agent, error) {
@@ -239,6 +250,28 @@ func waitAgents(ctx context.Context, srv *server.Server, ids ...string) error {
 	return nil
 }
 
+// waitGone waits until none of ids is connected to the bridge.
+func waitGone(ctx context.Context, srv *server.Server, ids ...string) error {
+	for {
+		connected := ""
+		for _, a := range srv.Bridge().Agents("") {
+			for _, id := range ids {
+				if a.ID == id && (a.Status == "READY" || a.Status == "BUSY") {
+					connected = id
+				}
+			}
+		}
+		if connected == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("agent %s did not disconnect", connected)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // peer is a bluelabel participant scripted by the demo itself (the
 // reference agents have no needs_input step).
 type peer struct {
@@ -283,7 +316,7 @@ func (d *demo) needsInput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer lead.c.CloseNow()
+	defer lead.c.Close(websocket.StatusNormalClosure, "the scene is over")
 	deployer, err := d.peer(ctx, "DEPLOYER")
 	if err != nil {
 		return err

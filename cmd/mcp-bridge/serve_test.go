@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -18,31 +19,76 @@ import (
 	"github.com/coder/websocket"
 )
 
-// TestServeProcess runs `mcp-bridge serve` as a child: it says where it
-// listens, answers /healthz there, and exits 0 on SIGTERM.
-func TestServeProcess(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0")
+// serveChild runs `mcp-bridge serve args...` as a child process and
+// returns it once it has printed where it listens, with that host:port and
+// its standard error. The child is killed when the test ends.
+func serveChild(t *testing.T, args ...string) (*exec.Cmd, string, *syncWriter) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
+	errOut := &syncWriter{}
+	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	first, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("no startup line: %v; stderr %s", err, errOut.String())
 	}
-	m := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+) \(the embedded default config\)`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+) \(`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("startup line %q", first)
 	}
 	go io.Copy(io.Discard, stdout)
-	resp, err := http.Get(m[1] + "/healthz")
+	return cmd, m[1], errOut
+}
+
+// waitExit waits for cmd to exit and returns its exit code (-1 when it
+// was killed by a signal), failing the test if it takes longer than a
+// graceful shutdown should.
+func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncWriter) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("wait: %v", err)
+		}
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the process did not exit; stderr %s", stderr.String())
+		return -1
+	}
+}
+
+// dialSwarm connects to the bridge at addr as the swarm agent id, and
+// returns once the bridge lists it; the connection is dropped when the
+// test ends.
+func dialSwarm(ctx context.Context, t *testing.T, addr, id string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent="+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	waitServing(t, addr, id, "")
+	return c
+}
+
+// TestServeProcess runs `mcp-bridge serve` as a child: it says where it
+// listens, answers /healthz there, and exits 0 on SIGTERM.
+func TestServeProcess(t *testing.T) {
+	cmd, addr, errOut := serveChild(t, "--listen", "127.0.0.1:0")
+	resp, err := http.Get("http://" + addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +99,44 @@ func TestServeProcess(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v; stderr %s", err, errOut.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop on SIGTERM")
+	if code := waitExit(t, cmd, errOut); code != exitOK {
+		t.Errorf("exit %d after SIGTERM; stderr %s", code, errOut.String())
+	}
+}
+
+// TestServeGoingAway: on SIGTERM and on SIGINT the real process tells a
+// connected agent that it is going away (the SystemShutdown notice), then
+// closes its WebSocket with status 1001 and a reason, not a bare end of
+// stream, and exits 0.
+func TestServeGoingAway(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, addr, errOut := serveChild(t, "--listen", "127.0.0.1:0")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c := dialSwarm(ctx, t, addr, "watcher")
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			var frames []string
+			var end error
+			for end == nil {
+				var msg []byte
+				if _, msg, end = c.Read(ctx); end == nil {
+					frames = append(frames, string(msg))
+				}
+			}
+			if len(frames) != 1 || !strings.Contains(frames[0], `"SystemShutdown"`) {
+				t.Errorf("before the close the agent got %q, want the SystemShutdown notice", frames)
+			}
+			var ce websocket.CloseError
+			if !errors.As(end, &ce) || ce.Code != websocket.StatusGoingAway || ce.Reason != "the bridge is shutting down" {
+				t.Errorf("the connection ended with %v, want status 1001 (going away) and the reason", end)
+			}
+			if code := waitExit(t, cmd, errOut); code != exitOK {
+				t.Errorf("exit %d after %v; stderr %s", code, sig, errOut.String())
+			}
+		})
 	}
 }
 
@@ -92,13 +167,26 @@ func TestDemo(t *testing.T) {
 		`delivered Jules  (swarm)   {"message_id"`, `"tool_name":"debug_code"`,
 		`delivered Collie (collab)`, `"action":"sentiment-analysis"`, `delivered Fusey  (fuse)`, `"sentiment":"positive"`,
 		`"type":"needs_input"`, `delivered BLUE-LEAD (bluelabel) {"type":"task_result"`,
-		`"type":"BROADCAST"`, `"eventType":"agent_status_changed"`,
+		`delivered Collie (collab)  {"header":{"messageId"`, `"type":"BROADCAST"`,
+		`delivered Fusey  (fuse)    {"version":"1.0","messageType":"event"`, `"eventType":"agent_status_changed"`,
+		broadcastNote,
 		`mcp client tools/list: [Collie__sentiment-analysis Eddy__echo Fusey__echo Jules__debug_code]`,
 		`"sender_id":"mcp-client","receiver_id":"Jules"`, `"structuredContent":{"analysis":`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo did not show %s", want)
 		}
+	}
+	// The broadcast's note says who got it: exactly Collie and Fusey.
+	scene := s[strings.Index(s, "== 4."):]
+	scene = scene[:strings.Index(scene, "== 5.")]
+	for _, line := range strings.Split(scene, "\n") {
+		if strings.HasPrefix(line, "  delivered") && !strings.HasPrefix(line, "  delivered Collie") && !strings.HasPrefix(line, "  delivered Fusey") {
+			t.Errorf("the broadcast was delivered to another agent: %s", line)
+		}
+	}
+	if n := strings.Count(scene, "  delivered"); n != 2 {
+		t.Errorf("the broadcast was delivered %d times, want 2 (Collie, Fusey):\n%s", n, scene)
 	}
 }
 
@@ -109,36 +197,11 @@ func TestServeSecondSignal(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte("listen: 127.0.0.1:0\nshutdown_timeout: 1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "serve", "--config", cfgFile)
-	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errOut syncWriter
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	first, _ := bufio.NewReader(stdout).ReadString('\n')
-	m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(first)
-	if m == nil {
-		t.Fatalf("startup line %q", first)
-	}
-	go io.Copy(io.Discard, stdout)
+	cmd, addr, errOut := serveChild(t, "--config", cfgFile)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	silent, _, err := websocket.Dial(ctx, "ws://"+m[1]+"/ws/swarm?agent=silent", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.CloseNow()
-	asker, _, err := websocket.Dial(ctx, "ws://"+m[1]+"/ws/swarm?agent=asker", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer asker.CloseNow()
+	silent := dialSwarm(ctx, t, addr, "silent")
+	asker := dialSwarm(ctx, t, addr, "asker")
 	req := `{"message_id":"q1","message_type":"request","sender_id":"asker","receiver_id":"silent","timestamp":"2026-11-21T10:00:00Z","payload":{"tool_name":"wait","arguments":{}}}`
 	if err := asker.Write(ctx, websocket.MessageText, []byte(req)); err != nil {
 		t.Fatal(err)
@@ -146,8 +209,6 @@ func TestServeSecondSignal(t *testing.T) {
 	if _, _, err := silent.Read(ctx); err != nil { // the request is in flight
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +219,8 @@ func TestServeSecondSignal(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		ee, ok := err.(*exec.ExitError)
-		if !ok || ee.ExitCode() != exitInvalid {
-			t.Errorf("exit %v, want code %d", err, exitInvalid)
-		}
-	case <-ctx.Done():
-		t.Fatal("a second SIGTERM did not end it")
+	if code := waitExit(t, cmd, errOut); code != exitInvalid {
+		t.Errorf("exit %d after a second SIGTERM, want %d", code, exitInvalid)
 	}
 	if !strings.Contains(errOut.String(), "again: exiting now") {
 		t.Errorf("stderr: %s", errOut.String())

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -48,14 +50,24 @@ func (a answer) Send(ctx context.Context, out bridge.Outbound) error {
 func (answer) Transport() string { return "http" }
 
 // message accepts one message. The response is the answer in the sender's
-// dialect when there is one to wait for (200, or the status of the
-// bridge's error: 400, 401, 404, 413, 503, 504); 202 when the message
-// expects none or its answer goes to the agent's webhook.
+// dialect when there is one to wait for; 202 when the message expects none
+// or its answer goes to the agent's webhook. An answer is 200, whatever it
+// says: an agent's failure or refusal is an answer. The bridge's own
+// errors have their status (statusOf), with the error in the sender's
+// dialect as the body, or as {"error": {"code", "message"}} when the
+// dialect is unknown.
 func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 	b := h.Bridge
 	dialect := r.PathValue("dialect")
 	if _, ok := b.Registry().Lookup(dialect); !ok {
-		http.Error(w, "http: unknown dialect "+dialect, http.StatusNotFound)
+		h.refuse(w, dialect, nil, &canonical.Error{Code: canonical.ErrNotFound,
+			Message: fmt.Sprintf("http: unknown dialect %q (the dialects are %s)", dialect, strings.Join(b.Registry().Names(), ", "))})
+		return
+	}
+	limit := b.MaxFrame()
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
+	if err != nil {
+		h.refuse(w, dialect, nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: "http: reading the body: " + err.Error()})
 		return
 	}
 	q := r.URL.Query()
@@ -66,16 +78,18 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		Ephemeral: true, KeepAnswers: q.Get("wait") == "true", Trace: trace,
 	})
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusUnauthorized)
+		e := &canonical.Error{Code: canonical.ErrUnauthorized, Message: err.Error()}
+		if errors.Is(err, bridge.ErrShuttingDown) {
+			yes := true
+			e = &canonical.Error{Code: canonical.ErrUnavailable, Message: err.Error(), Retryable: &yes}
+		}
+		if len(body) > limit {
+			body = nil // not read whole: not worth decoding for its ids
+		}
+		h.refuse(w, dialect, body, e)
 		return
 	}
 	defer s.Detach()
-	limit := b.MaxFrame()
-	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
-	if err != nil {
-		http.Error(w, "http: reading the body: "+err.Error(), http.StatusBadRequest)
-		return
-	}
 	var rec bridge.Receipt
 	if len(body) > limit {
 		rest, _ := io.Copy(io.Discard, r.Body)
@@ -94,38 +108,49 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// refuse answers what the handler refuses before a session reads it: e
+// with its status, in the dialect when the bridge has it (correlated with
+// frame, which it may keep), as plain JSON otherwise.
+func (h *Handler) refuse(w http.ResponseWriter, dialect string, frame []byte, e *canonical.Error) {
+	h.write(w, bridge.Outbound{Frame: h.Bridge.ErrorFrame(dialect, frame, e), Code: e.Code, Final: true, ByBridge: true})
+}
+
 // write sends an answer as the HTTP response.
 func (h *Handler) write(w http.ResponseWriter, out bridge.Outbound) {
 	w.Header().Set("Content-Type", "application/json")
 	if tp := Traceparent(out.Trace); tp != "" {
 		w.Header().Set("traceparent", tp)
 	}
-	w.WriteHeader(statusOf(out.Code))
+	w.WriteHeader(statusOf(out))
 	_, _ = w.Write(out.Frame)
 }
 
-// statusOf maps the bridge's error codes to HTTP statuses.
-func statusOf(code canonical.ErrorCode) int {
-	switch code {
-	case "":
+// statusOf is the HTTP status of an answer: 200 for whatever an agent
+// answered, failures and refusals included (they are answers); the
+// bridge's own errors by their code.
+func statusOf(out bridge.Outbound) int {
+	if !out.ByBridge || out.Code == "" {
 		return http.StatusOK
+	}
+	switch out.Code {
 	case canonical.ErrInvalidMessage, canonical.ErrInvalidArguments:
 		return http.StatusBadRequest
 	case canonical.ErrUnauthorized:
 		return http.StatusUnauthorized
 	case canonical.ErrNotFound:
 		return http.StatusNotFound
+	case canonical.ErrRejected:
+		return http.StatusUnprocessableEntity
 	case canonical.ErrTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case canonical.ErrTimeout:
-		return http.StatusGatewayTimeout
 	case canonical.ErrRateLimited:
 		return http.StatusTooManyRequests
 	case canonical.ErrUnavailable:
 		return http.StatusServiceUnavailable
+	case canonical.ErrTimeout:
+		return http.StatusGatewayTimeout
 	}
-	// An agent's own error answer is still a delivered answer.
-	return http.StatusOK
+	return http.StatusInternalServerError
 }
 
 // agents lists the registered agents as JSON.

@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -52,7 +53,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s, err := h.Bridge.Attach(link{c}, opts)
 	if err != nil {
-		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
+		// A bridge that is shutting down is going away (1001): the agent
+		// may come back to its successor. Anything else is refused.
+		code := websocket.StatusPolicyViolation
+		if errors.Is(err, bridge.ErrShuttingDown) {
+			code = websocket.StatusGoingAway
+		}
+		c.Close(code, truncate(err.Error()))
 		return
 	}
 	// A hijacked connection's request context never ends while the
