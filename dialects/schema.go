@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
@@ -28,7 +29,10 @@ type Schema struct {
 	shape *shape
 	// branches are sch for each message type, if it states types.
 	branches *branches
-	err      error
+	// fast says whether a message is valid without the library, when
+	// it can.
+	fast *schemafast.Validator
+	err  error
 }
 
 // NewSchema returns the schema of a dialect from its document.
@@ -54,6 +58,7 @@ func (s *Schema) compile() {
 		return
 	}
 	s.shape = shapeOf(s.sch)
+	s.fast = schemafast.New(s.sch)
 	if s.branches, s.err = branchesOf(url, doc); s.err != nil {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
 	}
@@ -81,6 +86,11 @@ var printer = message.NewPrinter(language.English)
 func (s *Schema) Check(msg []byte) []Problem {
 	if err := s.Err(); err != nil {
 		return []Problem{{Message: err.Error()}}
+	}
+	// The fast path's Valid is the library's; on anything else the
+	// library words the problems.
+	if s.fast.Check(msg) == schemafast.Valid {
+		return nil
 	}
 	if !utf8.Valid(msg) {
 		// Parsers replace invalid bytes differently, so two distinct

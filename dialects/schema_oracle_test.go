@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -53,4 +54,12 @@ func CheckBefore(s *Schema, msg []byte) []Problem {
 	out = append(dups, out...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// FastCheck is the fast path's verdict on msg alone, without the library.
+func FastCheck(s *Schema, msg []byte) schemafast.Verdict {
+	if s.Err() != nil {
+		return schemafast.Unknown
+	}
+	return s.fast.Check(msg)
 }
