@@ -2,8 +2,10 @@ package schemafast
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -45,7 +47,7 @@ const maxDepth = 256
 
 // smallObject is how many members an object may have before its names are
 // sorted rather than compared pairwise to find one given twice.
-const smallObject = 16
+const smallObject = 32
 
 // scan reads msg into p's tokens. It returns Valid when msg is one JSON
 // value, in UTF-8, with no member given twice in any object; Invalid when
@@ -290,7 +292,9 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 			if i, ok = p.scanStr(i); !ok {
 				return i, false
 			}
-			p.names = append(p.names, p.text(int32(len(p.toks)-1)))
+			name := p.text(int32(len(p.toks) - 1))
+			p.names = append(p.names, name)
+			p.prints = append(p.prints, fingerprint(name))
 			i = skipSpace(msg, i)
 			if i >= len(msg) || msg[i] != ':' {
 				return i, false
@@ -312,36 +316,67 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 			i = skipSpace(msg, i+1)
 		}
 	}
-	names := p.names[mark:]
-	if p.repeats(names) {
+	n := len(p.names) - mark
+	if p.repeats(mark) {
 		return i, false
 	}
-	p.names = p.names[:mark]
-	p.toks[at].n = int32(len(names))
+	p.names, p.prints = p.names[:mark], p.prints[:mark]
+	p.toks[at].n = int32(n)
 	p.toks[at].next = int32(len(p.toks))
 	return i, true
 }
 
-// repeats reports whether a name is in names more than once.
-func (p *pass) repeats(names [][]byte) bool {
+// repeats reports whether a name is given twice among the names from mark
+// on, those of one object. Names whose fingerprints differ differ.
+func (p *pass) repeats(mark int) bool {
+	names, prints := p.names[mark:], p.prints[mark:]
 	if len(names) <= smallObject {
 		for i := 1; i < len(names); i++ {
-			for _, prev := range names[:i] {
-				if bytes.Equal(names[i], prev) {
+			for j, fp := range prints[:i] {
+				if fp == prints[i] && bytes.Equal(names[i], names[j]) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	p.sorted = append(p.sorted[:0], names...)
-	slices.SortFunc(p.sorted, bytes.Compare)
+	p.sorted = p.sorted[:0]
+	for i, fp := range prints {
+		p.sorted = append(p.sorted, printAt{fp, i})
+	}
+	slices.SortFunc(p.sorted, func(a, b printAt) int { return cmp.Compare(a.fp, b.fp) })
 	for i := 1; i < len(p.sorted); i++ {
-		if bytes.Equal(p.sorted[i], p.sorted[i-1]) {
-			return true
+		for j := i - 1; j >= 0 && p.sorted[j].fp == p.sorted[i].fp; j-- {
+			if bytes.Equal(names[p.sorted[i].at], names[p.sorted[j].at]) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// printAt is a member name's fingerprint and its place among its object's
+// names.
+type printAt struct {
+	fp uint64
+	at int
+}
+
+// fingerprint returns a number that is the same for equal names: their
+// length and their first and last eight bytes mixed.
+func fingerprint(name []byte) uint64 {
+	n := len(name)
+	var head, tail uint64
+	switch {
+	case n >= 8:
+		head = binary.LittleEndian.Uint64(name)
+		tail = binary.LittleEndian.Uint64(name[n-8:])
+	default:
+		for i, c := range name {
+			head |= uint64(c) << (8 * i)
+		}
+	}
+	return (head^bits.RotateLeft64(tail, 31))*0x9e3779b97f4a7c15 ^ uint64(n)
 }
 
 // text returns the text of the string token at i, its escapes read.

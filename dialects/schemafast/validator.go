@@ -58,13 +58,15 @@ func New(sch *jsonschema.Schema) *Validator {
 const maxPooled = 1 << 16
 
 // pass is the state of one check: the message, its tokens, the text of the
-// strings with escapes, and scratch space for member names.
+// strings with escapes, and the member names of the open objects with
+// their fingerprints.
 type pass struct {
 	msg    []byte
 	toks   []token
 	arena  []byte
 	names  [][]byte
-	sorted [][]byte
+	prints []uint64
+	sorted []printAt
 	// fail is the verdict of a scan that stops early.
 	fail Verdict
 }
@@ -88,8 +90,7 @@ func (v *Validator) Check(msg []byte) Verdict {
 	}
 	p.toks, p.arena = p.toks[:0], p.arena[:0]
 	clear(p.names[:cap(p.names)])
-	clear(p.sorted[:cap(p.sorted)])
-	p.names, p.sorted = p.names[:0], p.sorted[:0]
+	p.names, p.prints, p.sorted = p.names[:0], p.prints[:0], p.sorted[:0]
 	v.passes.Put(p)
 	return r
 }

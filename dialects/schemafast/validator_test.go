@@ -221,7 +221,7 @@ func BenchmarkScan(b *testing.B) {
 	var p pass
 	b.SetBytes(int64(len(msg)))
 	for b.Loop() {
-		p.toks, p.names = p.toks[:0], p.names[:0]
+		p.toks, p.names, p.prints = p.toks[:0], p.names[:0], p.prints[:0]
 		if p.scan(msg) != Valid {
 			b.Fatal("not valid")
 		}
