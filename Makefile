@@ -88,8 +88,9 @@ loadtest: build
 	$(BIN) bench --agents 100 --pairs $(LOADPAIRS) --validate $(LOADVALIDATE) --timeout 10m
 	$(BIN) bench --agents 100 --pairs $(LOADRATEPAIRS) --rate $(LOADRATE) --validate $(LOADVALIDATE) --timeout 10m
 
-# A short fuzz run of every decoder (FUZZTIME executions each), seeded from
-# the samples.
+# A short fuzz run of every decoder, of the schema check and of its fast
+# path against the library (FUZZTIME executions each), seeded from the
+# samples.
 fuzz:
 	@for d in $(DIALECTS); do \
 		echo "== fuzz $$d ($(FUZZTIME))"; \
@@ -97,6 +98,8 @@ fuzz:
 	done
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
+	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./dialects/schemafast
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -2,13 +2,16 @@ package dialects
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
@@ -28,7 +31,10 @@ type Schema struct {
 	shape *shape
 	// branches are sch for each message type, if it states types.
 	branches *branches
-	err      error
+	// fast says whether a message is valid without the library, when
+	// it can.
+	fast *schemafast.Validator
+	err  error
 }
 
 // NewSchema returns the schema of a dialect from its document.
@@ -54,6 +60,7 @@ func (s *Schema) compile() {
 		return
 	}
 	s.shape = shapeOf(s.sch)
+	s.fast = schemafast.New(s.sch)
 	if s.branches, s.err = branchesOf(url, doc); s.err != nil {
 		s.err = fmt.Errorf("%s: schema: %w", s.Dialect, s.err)
 	}
@@ -82,6 +89,11 @@ func (s *Schema) Check(msg []byte) []Problem {
 	if err := s.Err(); err != nil {
 		return []Problem{{Message: err.Error()}}
 	}
+	// The fast path's Valid is the library's; on anything else the
+	// library words the problems.
+	if s.fast.Check(msg) == schemafast.Valid {
+		return nil
+	}
 	if !utf8.Valid(msg) {
 		// Parsers replace invalid bytes differently, so two distinct
 		// member names could become one.
@@ -100,33 +112,89 @@ func (s *Schema) Check(msg []byte) []Problem {
 		}
 		dups = DuplicateMembers(msg)
 	}
-	err := s.branches.of(s.sch, inst).Validate(inst)
+	return problems(s.branches.of(s.sch, inst), inst, msg, dups)
+}
+
+// problems validates inst, the instance of msg, against sch and returns
+// dups and each failing leaf as a Problem located by dotted JSON path,
+// sorted by path.
+func problems(sch *jsonschema.Schema, inst any, msg []byte, dups []Problem) []Problem {
+	err := validate(sch, inst)
 	if err == nil {
 		return dups
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []Problem{{Message: err.Error()}}
-	}
 	var out []Problem
-	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			p := Problem{Path: strings.Join(e.InstanceLocation, "."), Message: e.ErrorKind.LocalizedString(printer)}
-			if k := p.Path + "\x00" + p.Message; !seen[k] {
-				seen[k] = true
-				out = append(out, p)
+	ve, ok := err.(*jsonschema.ValidationError)
+	switch {
+	case ok:
+		seen := map[string]bool{}
+		var walk func(e *jsonschema.ValidationError)
+		walk = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) == 0 {
+				p := Problem{Path: strings.Join(e.InstanceLocation, "."), Message: e.ErrorKind.LocalizedString(printer)}
+				if k := p.Path + "\x00" + p.Message; !seen[k] {
+					seen[k] = true
+					out = append(out, p)
+				}
+				return
 			}
-			return
+			for _, c := range e.Causes {
+				walk(c)
+			}
 		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+		walk(ve)
+	case errors.Is(err, errPanic):
+		out = unreadableNumbers(msg)
 	}
-	walk(ve)
+	if len(out) == 0 {
+		out = []Problem{{Message: err.Error()}}
+	}
 	out = append(dups, out...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// errPanic marks a panic of the library as an error.
+var errPanic = errors.New("schema check failed")
+
+// validate is sch.Validate(inst), a panic of the library returned as an
+// error: it panics on a number math/big cannot read (an exponent past a
+// million) under minimum, maximum or multipleOf.
+func validate(sch *jsonschema.Schema, inst any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errPanic, r)
+		}
+	}()
+	return sch.Validate(inst)
+}
+
+// unreadableNumbers returns a problem for every number of msg that
+// math/big cannot read, as the library reads numbers.
+func unreadableNumbers(msg []byte) []Problem {
+	var out []Problem
+	var walk func(v gjson.Result, path string)
+	walk = func(v gjson.Result, path string) {
+		switch {
+		case v.Type == gjson.Number:
+			if _, ok := new(big.Rat).SetString(v.Raw); !ok {
+				out = append(out, Problem{Path: path, Message: "number out of range: " + v.Raw})
+			}
+		case v.IsObject():
+			v.ForEach(func(k, m gjson.Result) bool {
+				walk(m, Join(path, Key(k)))
+				return true
+			})
+		case v.IsArray():
+			i := 0
+			v.ForEach(func(_, m gjson.Result) bool {
+				walk(m, Join(path, strconv.Itoa(i)))
+				i++
+				return true
+			})
+		}
+	}
+	walk(gjson.ParseBytes(msg), "")
 	return out
 }
 

@@ -170,6 +170,7 @@ var edgeMessages = []string{
 	`{"message_type":"request","sender_id":"a","payload":{"tool_name":"t","timeout":1e1000}}`,
 	`{"message_type":"request","sender_id":"a","payload":{"tool_name":"t","timeout":-1E-1000}}`,
 	`{"message_type":"response","sender_id":"a","payload":{"success":true,"result":{"r":1,"r":2},"execution_time":-0}}`,
+	`{"message_type":"response","sender_id":"a","payload":{"success":true,"result":{"n":1e1000001},"execution_time":-1e1000001}}`,
 	`{"message_type":"handshake_request","sender_id":"a","payload":{"agent_id":"x","agent_name":"n","agent_role":"r","tools":["a","a"],"metadata":{"m":[1,1]}}}`,
 	`{"message_type":"request","message_type":"error","sender_id":"a","payload":{"error_code":"E","error_message":"m"}}`,
 	`{"type":"task_assignment","protocol_version":"1.3","sender_id":"ARCH","recipient_id":"CA","timestamp":"2026-01-10T14:30:00Z","task_id":"T-1","payload":{"type":"task_assignment","content":{"task_id":"T-1","description":"d","action":"a","dependencies":["A","B","A"],"parameters":{"p":1,"p":2}}}}`,

@@ -15,6 +15,7 @@ func TestSchemaCheck(t *testing.T) {
 		"properties": {
 			"kind": {"enum": ["a", "b"]},
 			"n": {"type": "integer", "maximum": 3},
+			"x": {"minimum": 0},
 			"when": {"type": "string", "format": "date-time"}
 		}
 	}`))
@@ -30,6 +31,7 @@ func TestSchemaCheck(t *testing.T) {
 		{`{"kind":"c","when":"yesterday"}`, []string{"kind: value must be one of", "when: 'yesterday' is not valid date-time"}},
 		{`{"kind":"a","kind":"b"}`, []string{"kind: member given more than once"}},
 		{`{"kind":"a","x":{"y":1,"y":2},"z":[{"q":1,"q":1}]}`, []string{"x.y: member given more than once", "z.0.q: member given more than once"}},
+		{`{"kind":"a","x":1e1000001}`, []string{"x: number out of range: 1e1000001"}},
 		{`{"kind":`, []string{"not valid JSON"}},
 		{"{\"kind\":\"a\",\"\xff\":1}", []string{"not valid UTF-8"}},
 	}

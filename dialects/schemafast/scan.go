@@ -1,0 +1,400 @@
+package schemafast
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+)
+
+// kind is the JSON type of a token.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// token is one JSON value of a message, or one member name. The tokens of
+// a message are in document order: an object's are its members' names
+// each followed by its value's tokens, an array's are its items'.
+type token struct {
+	kind kind
+	// esc marks a string whose raw text has escapes; inArena one whose
+	// text has been read into the pass's arena, at [start, end).
+	esc, inArena bool
+	// start and end delimit a string's raw text between its quotes or a
+	// number's raw text, in the message.
+	start, end int32
+	// next is the index of the token after this value and all of its
+	// contents.
+	next int32
+	// n is how many members or items an object or array has.
+	n int32
+}
+
+// maxDepth is how deep arrays and objects may nest in a message the fast
+// path reads; a deeper one is left to the library.
+const maxDepth = 256
+
+// smallObject is how many members an object may have before its names are
+// sorted rather than compared pairwise to find one given twice.
+const smallObject = 32
+
+// scan reads msg into p's tokens. It returns Valid when msg is one JSON
+// value, in UTF-8, with no member given twice in any object; Invalid when
+// it is not; Unknown when msg nests past maxDepth or is too large.
+func (p *pass) scan(msg []byte) Verdict {
+	if len(msg) >= math.MaxInt32 {
+		return Unknown
+	}
+	p.msg = msg
+	p.fail = Invalid
+	i, ok := p.scanValue(skipSpace(msg, 0), 0)
+	if !ok {
+		return p.fail
+	}
+	if skipSpace(msg, i) != len(msg) {
+		return Invalid
+	}
+	return Valid
+}
+
+func skipSpace(msg []byte, i int) int {
+	for i < len(msg) {
+		switch msg[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanValue reads the value at msg[i:], at nesting depth, and returns the
+// index past it.
+func (p *pass) scanValue(i, depth int) (int, bool) {
+	msg := p.msg
+	if i >= len(msg) {
+		return i, false
+	}
+	switch c := msg[i]; c {
+	case '{':
+		return p.scanObject(i, depth+1)
+	case '[':
+		return p.scanArray(i, depth+1)
+	case '"':
+		return p.scanStr(i)
+	case 't':
+		return p.scanLiteral(i, "true", kindTrue)
+	case 'f':
+		return p.scanLiteral(i, "false", kindFalse)
+	case 'n':
+		return p.scanLiteral(i, "null", kindNull)
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return p.scanNumber(i)
+		}
+		return i, false
+	}
+}
+
+func (p *pass) scanLiteral(i int, word string, k kind) (int, bool) {
+	if len(p.msg)-i < len(word) || string(p.msg[i:i+len(word)]) != word {
+		return i, false
+	}
+	p.toks = append(p.toks, token{kind: k, next: int32(len(p.toks) + 1)})
+	return i + len(word), true
+}
+
+// scanNumber reads a number of JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *pass) scanNumber(i int) (int, bool) {
+	msg, start := p.msg, i
+	if msg[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(msg) && msg[i] == '0':
+		i++
+	case i < len(msg) && msg[i] >= '1' && msg[i] <= '9':
+		i = skipDigits(msg, i+1)
+	default:
+		return i, false
+	}
+	if i < len(msg) && msg[i] == '.' {
+		j := skipDigits(msg, i+1)
+		if j == i+1 {
+			return i, false
+		}
+		i = j
+	}
+	if i < len(msg) && (msg[i] == 'e' || msg[i] == 'E') {
+		i++
+		if i < len(msg) && (msg[i] == '+' || msg[i] == '-') {
+			i++
+		}
+		j := skipDigits(msg, i)
+		if j == i {
+			return i, false
+		}
+		i = j
+	}
+	p.toks = append(p.toks, token{kind: kindNumber, start: int32(start), end: int32(i), next: int32(len(p.toks) + 1)})
+	return i, true
+}
+
+func skipDigits(msg []byte, i int) int {
+	for i < len(msg) && msg[i] >= '0' && msg[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// plain marks the bytes a string holds as they are: not a quote, a
+// backslash, a control character or the start of a multi-byte character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanStr reads a string at msg[i], its opening quote.
+func (p *pass) scanStr(i int) (int, bool) {
+	msg := p.msg
+	start := i + 1
+	esc := false
+	for i = start; i < len(msg); {
+		// Eight plain bytes at a time, then one byte.
+		for i+8 <= len(msg) && plainWord(binary.LittleEndian.Uint64(msg[i:])) {
+			i += 8
+		}
+		if i == len(msg) {
+			break
+		}
+		c := msg[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		switch {
+		case c == '"':
+			p.toks = append(p.toks, token{kind: kindString, esc: esc, start: int32(start), end: int32(i), next: int32(len(p.toks) + 1)})
+			return i + 1, true
+		case c == '\\':
+			esc = true
+			if i+1 >= len(msg) {
+				return i, false
+			}
+			switch msg[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(msg) || !isHex(msg[i+2]) || !isHex(msg[i+3]) || !isHex(msg[i+4]) || !isHex(msg[i+5]) {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		case c < 0x20:
+			return i, false
+		default:
+			r, size := utf8.DecodeRune(msg[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false
+			}
+			i += size
+		}
+	}
+	return i, false
+}
+
+// plainWord reports whether the eight bytes of x are all plain.
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// A byte b of x is below n (n <= 0x80) when (b - n) &^ b has its high
+	// bit set; it is zero when it is below 1.
+	below := func(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
+	return (x&highs)|below(x, 0x20)|below(x^(ones*'"'), 1)|below(x^(ones*'\\'), 1) == 0
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func (p *pass) scanArray(i, depth int) (int, bool) {
+	if depth > maxDepth {
+		p.fail = Unknown
+		return i, false
+	}
+	msg := p.msg
+	at := len(p.toks)
+	p.toks = append(p.toks, token{kind: kindArray})
+	i = skipSpace(msg, i+1)
+	n := int32(0)
+	if i < len(msg) && msg[i] == ']' {
+		i++
+	} else {
+		for {
+			var ok bool
+			if i, ok = p.scanValue(i, depth); !ok {
+				return i, false
+			}
+			n++
+			i = skipSpace(msg, i)
+			if i >= len(msg) {
+				return i, false
+			}
+			if msg[i] == ']' {
+				i++
+				break
+			}
+			if msg[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(msg, i+1)
+		}
+	}
+	p.toks[at].n = n
+	p.toks[at].next = int32(len(p.toks))
+	return i, true
+}
+
+func (p *pass) scanObject(i, depth int) (int, bool) {
+	if depth > maxDepth {
+		p.fail = Unknown
+		return i, false
+	}
+	msg := p.msg
+	at := len(p.toks)
+	p.toks = append(p.toks, token{kind: kindObject})
+	i = skipSpace(msg, i+1)
+	mark := len(p.names)
+	if i < len(msg) && msg[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(msg) || msg[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = p.scanStr(i); !ok {
+				return i, false
+			}
+			name := p.text(int32(len(p.toks) - 1))
+			p.names = append(p.names, name)
+			p.prints = append(p.prints, fingerprint(name))
+			i = skipSpace(msg, i)
+			if i >= len(msg) || msg[i] != ':' {
+				return i, false
+			}
+			if i, ok = p.scanValue(skipSpace(msg, i+1), depth); !ok {
+				return i, false
+			}
+			i = skipSpace(msg, i)
+			if i >= len(msg) {
+				return i, false
+			}
+			if msg[i] == '}' {
+				i++
+				break
+			}
+			if msg[i] != ',' {
+				return i, false
+			}
+			i = skipSpace(msg, i+1)
+		}
+	}
+	n := len(p.names) - mark
+	if p.repeats(mark) {
+		return i, false
+	}
+	p.names, p.prints = p.names[:mark], p.prints[:mark]
+	p.toks[at].n = int32(n)
+	p.toks[at].next = int32(len(p.toks))
+	return i, true
+}
+
+// repeats reports whether a name is given twice among the names from mark
+// on, those of one object. Names whose fingerprints differ differ.
+func (p *pass) repeats(mark int) bool {
+	names, prints := p.names[mark:], p.prints[mark:]
+	if len(names) <= smallObject {
+		for i := 1; i < len(names); i++ {
+			for j, fp := range prints[:i] {
+				if fp == prints[i] && bytes.Equal(names[i], names[j]) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	p.sorted = p.sorted[:0]
+	for i, fp := range prints {
+		p.sorted = append(p.sorted, printAt{fp, i})
+	}
+	slices.SortFunc(p.sorted, func(a, b printAt) int { return cmp.Compare(a.fp, b.fp) })
+	for i := 1; i < len(p.sorted); i++ {
+		for j := i - 1; j >= 0 && p.sorted[j].fp == p.sorted[i].fp; j-- {
+			if bytes.Equal(names[p.sorted[i].at], names[p.sorted[j].at]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// printAt is a member name's fingerprint and its place among its object's
+// names.
+type printAt struct {
+	fp uint64
+	at int
+}
+
+// fingerprint returns a number that is the same for equal names: their
+// length and their first and last eight bytes mixed.
+func fingerprint(name []byte) uint64 {
+	n := len(name)
+	var head, tail uint64
+	switch {
+	case n >= 8:
+		head = binary.LittleEndian.Uint64(name)
+		tail = binary.LittleEndian.Uint64(name[n-8:])
+	default:
+		for i, c := range name {
+			head |= uint64(c) << (8 * i)
+		}
+	}
+	return (head^bits.RotateLeft64(tail, 31))*0x9e3779b97f4a7c15 ^ uint64(n)
+}
+
+// text returns the text of the string token at i, its escapes read.
+func (p *pass) text(i int32) []byte {
+	t := &p.toks[i]
+	if !t.esc {
+		return p.msg[t.start:t.end]
+	}
+	return p.escaped(t)
+}
+
+// escaped returns the text of t, a string token with escapes, reading it
+// into the arena the first time.
+func (p *pass) escaped(t *token) []byte {
+	if !t.inArena {
+		start := len(p.arena)
+		p.arena = unescape(p.arena, p.msg[t.start:t.end])
+		t.inArena, t.start, t.end = true, int32(start), int32(len(p.arena))
+	}
+	return p.arena[t.start:t.end]
+}
