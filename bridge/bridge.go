@@ -115,6 +115,10 @@ type Bridge struct {
 	instance string
 	remotes  map[string]*remote
 	relays   *relayTable
+
+	// The observers of the traffic (tap.go): nil while nobody taps.
+	taps  atomic.Pointer[tapSet]
+	tapMu sync.Mutex // serialises changes to taps
 }
 
 // pending is an open request.

@@ -207,13 +207,15 @@ func (c *call) finish(r callResult) {
 	})
 }
 
-func (c *call) refuse(_ *canonical.Envelope, e *canonical.Error) Receipt {
+func (c *call) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	c.b.metrics.Errored(c.sender, e.Code)
+	c.b.tapRefused(nil, env, e, c.sender, "call", nil)
 	c.finish(callResult{err: e})
 	return Receipt{Err: e}
 }
 
 func (c *call) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
+	c.b.tapCall(o, c.sender)
 	env := *o.env
 	switch {
 	case o.final && o.byBridge && env.Error != nil:

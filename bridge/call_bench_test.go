@@ -20,3 +20,20 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCallTapped is BenchmarkCall with a tap watching (the web
+// console's traffic view): what observing costs the bridge.
+func BenchmarkCallTapped(b *testing.B) {
+	br, _ := newTestBridge(b, Options{})
+	tap := br.Tap(func(Traffic) {}, TapOptions{})
+	defer tap.Stop()
+	attachScripted(b, br, "swarm", "adder", echo)
+	req := request("adder", "add", `{"a":1,"b":2}`)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := br.Call(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

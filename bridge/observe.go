@@ -16,6 +16,7 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, size int, frame [
 		b.redactor.learn(env)
 	}
 	b.metrics.Received(dialect, env.Act)
+	b.tapArrived(env, frame, dialect)
 	if !in.Enabled(context.Background(), slog.LevelInfo) {
 		return
 	}

@@ -25,6 +25,12 @@ func actFor(code canonical.ErrorCode) canonical.Act {
 // refuse answers the sender of env (nil when the frame could not be
 // decoded) with e, in the session's dialect, and counts it.
 func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
+	return s.refuseFrame(nil, env, e)
+}
+
+// refuseFrame is refuse for a frame refused as it is read, before the
+// bridge remembers its arrival: the taps see it as received.
+func (s *Session) refuseFrame(received []byte, env *canonical.Envelope, e *canonical.Error) Receipt {
 	b := s.b
 	s.mu.Lock()
 	codec, label, a := s.codec, s.dialect, s.agent
@@ -56,6 +62,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 	}
 	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
 	b.metrics.Errored(source, e.Code)
+	b.tapRefused(received, env, e, source, dialect, frame)
 	// The answer is queued like any message to the sender, but past the
 	// agent's bound: a sender whose queue is full must still hear why.
 	it := &delivery.Item{

@@ -91,6 +91,7 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
 		}
 	}
 	out := *env
+	b.tapCopy(env, &out)
 	p.Restore(&out)
 	b.toRequester(p, &out, final, false, "answer")
 	if final {
@@ -173,6 +174,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 		b.dedupe.track(first, token)
 	}
 	out := *env
+	b.tapCopy(env, &out)
 	out.ID = token
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
 		if *f != "" {

@@ -208,14 +208,14 @@ func (s *Session) Receive(frame []byte) Receipt {
 	}
 	codec, cerr := s.dialectOf(frame)
 	if cerr != nil {
-		return s.refuse(nil, cerr)
+		return s.refuseFrame(frame, nil, cerr)
 	}
 	env, err := codec.Decode(frame)
 	if err != nil {
-		return s.refuse(nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()})
+		return s.refuseFrame(frame, nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()})
 	}
 	if problems := b.validate(codec, frame); len(problems) > 0 {
-		return s.refuse(env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()})
+		return s.refuseFrame(frame, env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()})
 	}
 	if env.Receiver.Kind == canonical.AddressAgent && strings.EqualFold(env.Receiver.ID, dialects.Unknown) {
 		// An encoder's stand-in for a receiver its agent did not name.
@@ -223,7 +223,7 @@ func (s *Session) Receive(frame []byte) Receipt {
 	}
 	s.resolveIDs(codec.Name(), env)
 	if e := s.claim(env); e != nil {
-		return s.refuse(env, e)
+		return s.refuseFrame(frame, env, e)
 	}
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
@@ -385,6 +385,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	s.mu.Unlock()
 	env := *o.env
 	var out delivery.Outbound
+	var losses []dialects.Loss
 	if s.opts.Envelopes {
 		out.Env = &env
 	} else {
@@ -394,10 +395,11 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		}
 		if res.Dropped {
 			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
+			b.tapDropped(o, idOf(a), dialect, res.Losses)
 			return nil, nil
 		}
 		b.lost(&env, dialect, res)
-		out.Frame = res.Output
+		out.Frame, losses = res.Output, res.Losses
 	}
 	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
 	it := &delivery.Item{
@@ -418,8 +420,11 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	}
 	n := noteOf(o.env)
 	then := o.sent
+	tapped := b.tapDelivery(o, idOf(a), dialect, losses)
+	it.Failed = tapped.failing(it.Failed)
 	it.Sent = func() {
 		b.sent(&n, s, a, out.Frame)
+		tapped.delivered(out.Frame)
 		if then != nil {
 			then()
 		}
