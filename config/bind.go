@@ -37,6 +37,13 @@ func bind(root *value, file string) *Config {
 		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken{Token: t.str("token"), Agents: t.strs("agents")})
 	}
 
+	u := root.get("ui")
+	c.UI = UI{Traffic: u.int("traffic"), FrameLimit: u.int("frame_limit"), Viewers: u.int("viewers"), Line: u.line}
+	if e := u.get("enabled"); e != nil {
+		on := e.b
+		c.UI.Enabled = &on
+	}
+
 	cl := root.get("cluster")
 	c.Cluster = Cluster{NATS: cl.str("nats"), Name: cl.str("name"), Embedded: cl.bool("embedded"), Listen: cl.str("listen"),
 		Prefix: cl.str("prefix"), Credentials: cl.str("credentials"), Token: cl.str("token"), Heartbeat: cl.dur("heartbeat")}

@@ -58,6 +58,28 @@ func checkMCPTokens(d *decoder, root *value) {
 	d.fail(line, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens, or mcp.enabled: false", root.str("listen"))
 }
 
+// checkUITokens checks that a console enabled on a listener that is not
+// loopback has a token to ask for: one of mcp.tokens that names no agents.
+func checkUITokens(d *decoder, root *value) {
+	u := root.get("ui")
+	enabled := u.get("enabled")
+	if enabled == nil || !enabled.b || Loopback(root.str("listen")) || hasTokenForAll(root) {
+		return
+	}
+	d.fail(enabled.line, enabled.path, "the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", root.str("listen"))
+}
+
+// hasTokenForAll reports whether mcp.tokens has a token that names no
+// agents.
+func hasTokenForAll(root *value) bool {
+	for _, t := range root.get("mcp").list("tokens") {
+		if !t.has("agents") {
+			return true
+		}
+	}
+	return false
+}
+
 // checkDialects checks every agent's dialect against known, the dialects
 // there are: an agent other than an MCP server must have one, and one
 // that is known. With known nil, only that it has one.

@@ -36,6 +36,7 @@ type Config struct {
 	LogLevel        slog.Level
 	HTTP            HTTP
 	MCP             MCP
+	UI              UI
 	Cluster         Cluster
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)

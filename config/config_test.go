@@ -36,6 +36,11 @@ mcp:
       agents: [Eddy]
   call_timeout: 45s
   sender: ide
+ui:
+  enabled: true
+  traffic: 200
+  frame_limit: 16KiB
+  viewers: 4
 cluster:
   nats: nats://nats.internal:4222
   name: gw-1
@@ -80,6 +85,7 @@ func TestParseEveryKey(t *testing.T) {
 		}
 		return a
 	}
+	yes := true
 	want := &Config{
 		Listen:          "0.0.0.0:8080",
 		BridgeID:        "gateway",
@@ -100,18 +106,19 @@ func TestParseEveryKey(t *testing.T) {
 		HTTP:           HTTP{ForgetAfter: 5 * time.Minute},
 		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
+		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 16 << 10, Viewers: 4, Line: 23},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			// No restart_backoff for agents the bridge does not dial or run.
-			{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 29},
+			{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 34},
 			{ID: "JULES", Dialect: "swarm", Tools: Named("debug_code", "lint"), Reach: ReachWebSocket,
-				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 33},
-			{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 38},
+				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 38},
+			{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 43},
 			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
 				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
-				BackoffMax: time.Minute, Line: 41}),
-			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 47}),
+				BackoffMax: time.Minute, Line: 46}),
+			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 52}),
 		},
 	}
 	for i := range c.Agents {
@@ -342,6 +349,37 @@ circuit_breaker: {failure_threshold: 2, reset_timeout: 200ms, half_open_requests
 	} {
 		if _, err := Parse("r.yaml", []byte(tc.in), nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestUIOn: the console is on by default on a loopback listener, or where
+// an MCP token names no agents (it then asks for it), and as ui.enabled
+// says otherwise; only the tokens that name no agents open it.
+func TestUIOn(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		on     bool
+		tokens []string
+	}{
+		{"listen: 127.0.0.1:7300\n", true, nil},
+		{"listen: '[::1]:7300'\n", true, nil},
+		{"listen: 0.0.0.0:7300\nmcp: {enabled: false}\n", false, nil},
+		{"listen: 0.0.0.0:7300\nmcp: {tokens: [{token: scoped, agents: [a]}]}\n", false, nil},
+		{"listen: 0.0.0.0:7300\nmcp: {tokens: [{token: scoped, agents: [a]}, {token: all}]}\n", true, []string{"all"}},
+		{"listen: 0.0.0.0:7300\nmcp: {tokens: [{token: all}]}\nui: {enabled: false}\n", false, []string{"all"}},
+		{"mcp: {tokens: [{token: all}]}\n", true, []string{"all"}},
+		{"ui: {enabled: false}\n", false, nil},
+	} {
+		cfg, err := Parse("serve.yaml", []byte(c.file), builtin.Names)
+		if err != nil {
+			t.Fatalf("%q: %v", c.file, err)
+		}
+		if got := cfg.UIOn(); got != c.on {
+			t.Errorf("%q: console on %v, want %v", c.file, got, c.on)
+		}
+		if got := cfg.ConsoleTokens(); !reflect.DeepEqual(got, c.tokens) {
+			t.Errorf("%q: console tokens %v, want %v", c.file, got, c.tokens)
 		}
 	}
 }

@@ -140,7 +140,7 @@ agents:
 		t.Fatalf("config show's output does not read back: %v\n%s", err, text)
 	}
 	for _, c := range []*Config{want, got} {
-		c.File, c.MCP.Line = "", 0
+		c.File, c.MCP.Line, c.UI.Line = "", 0, 0
 		for i := range c.Agents {
 			c.Agents[i].Line, c.Agents[i].DialectLine = 0, 0
 		}
@@ -160,7 +160,7 @@ func TestEffectiveDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Default()
-	c.File, c.MCP.Line, d.MCP.Line = "", 0, 0
+	c.File, c.MCP.Line, d.MCP.Line, c.UI.Line, d.UI.Line = "", 0, 0, 0, 0
 	if !reflect.DeepEqual(c, d) {
 		t.Errorf("config show of the default reads back as\n%+v\nnot\n%+v", c, d)
 	}

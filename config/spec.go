@@ -55,7 +55,7 @@ func serveSpec() *field {
 	)
 
 	root := object("", "",
-		str("listen", "The one HTTP listener: the agents' WebSocket (`/ws`) and HTTP (`/v1`) endpoints, MCP (`/mcp`), `/metrics`, `/healthz` and `/readyz`. The default takes connections from this machine only.").
+		str("listen", "The one HTTP listener: the agents' WebSocket (`/ws`) and HTTP (`/v1`) endpoints, MCP (`/mcp`), the web console (`/ui/`), `/metrics`, `/healthz` and `/readyz`. The default takes connections from this machine only.").
 			named("host:port").typed("host:port").withDefault("127.0.0.1:7300").checked(checkListen),
 		str("bridge_id", "The sender id of the messages the bridge writes itself (timeout and error replies, handshake answers). No agent may have it.").
 			named("an agent id").withDefault("mcp-bridge"),
@@ -111,6 +111,13 @@ func serveSpec() *field {
 			duration("call_timeout", "A `tools/call`'s time limit.").defaultIs("`request_timeout`"),
 			str("sender", "The sender id MCP clients' requests carry to the agents.").named("an agent id").withDefault("mcp-client"),
 		),
+		object("ui", "The web console (docs/console.md) at `/ui/` on the listener: the agents, the traffic, a translation playground, conformance runs and a chart of the message rate and latency.",
+			boolean("enabled", "Serve the console at `/ui/`. It asks for a token of `mcp.tokens` that names no agents, when there is one.").
+				defaultIs("on when `listen` is loopback, or when `mcp.tokens` has a token that names no agents; off otherwise"),
+			integer("traffic", "How many of the latest messages the traffic view keeps.").atLeast(1).withDefault("500"),
+			size("frame_limit", "How much of each frame the traffic view keeps; a longer frame is shown cut.").withDefault("64KiB"),
+			integer("viewers", "How many live views (server-sent event streams) may be open at once; another is refused until one closes.").atLeast(1).withDefault("16"),
+		),
 		object("cluster", "Joining a cluster of bridges on NATS, which then behave as one. With neither `nats` nor `embedded`, the bridge runs alone.",
 			str("nats", "The NATS server to join; `serve --nats URL` overrides it.").
 				named("a NATS URL (nats:// or tls://; several comma-separated)").typed("URLs (`nats://`, `tls://`), comma-separated").
@@ -128,7 +135,7 @@ func serveSpec() *field {
 		),
 		list("agents", "The agents the bridge knows.", agent).
 			named(fmt.Sprintf("a list of agents, each a mapping (%s)", agent.keyList())).distinctBy("id", "agent id").defaultIs("none"),
-	).checkedBy(checkBridgeID).checkedBy(checkMCPTokens)
+	).checkedBy(checkBridgeID).checkedBy(checkMCPTokens).checkedBy(checkUITokens)
 	return root
 }
 
