@@ -66,6 +66,29 @@ func (r *redactor) redact(msg []byte) []byte {
 	return r.value(make([]byte, 0, len(msg)), v)
 }
 
+// redactFrame is redact for a frame shown whole: one that is not JSON
+// (a malformed frame, refused) is shown as it is, unless it names a
+// sensitive member, when it is not shown at all.
+func (r *redactor) redactFrame(msg []byte) []byte {
+	if gjson.ValidBytes(msg) {
+		return r.redact(msg)
+	}
+	lower := strings.ToLower(string(msg))
+	for k := range secretKeys {
+		if strings.Contains(lower, k) {
+			return []byte(redacted + " (not JSON, and it may hold a secret)")
+		}
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for k := range r.sensitive {
+		if strings.Contains(string(msg), k) {
+			return []byte(redacted + " (not JSON, and it may hold a secret)")
+		}
+	}
+	return msg
+}
+
 func (r *redactor) value(dst []byte, v gjson.Result) []byte {
 	switch {
 	case v.IsObject():

@@ -239,7 +239,7 @@ func (t *Tap) frame(f clipped) ([]byte, int) {
 	}
 	data := f.data
 	if !f.redacted {
-		data = t.b.redactor.redact(data)
+		data = t.b.redactor.redactFrame(data)
 	}
 	if len(data) > t.frameLimit {
 		data = data[:t.frameLimit]
@@ -292,7 +292,7 @@ func (b *Bridge) clip(frame []byte, limit int) clipped {
 	if len(frame) <= limit {
 		return clipped{data: frame, size: len(frame)}
 	}
-	r := b.redactor.redact(frame)
+	r := b.redactor.redactFrame(frame)
 	return clipped{data: append([]byte(nil), r[:min(limit, len(r))]...), size: len(frame), redacted: true}
 }
 

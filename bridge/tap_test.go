@@ -190,6 +190,12 @@ func TestTapRedacts(t *testing.T) {
 			t.Errorf("received size %d, want %d", tr.ReceivedSize, len(frame))
 		}
 	}
+	// A frame that is not JSON is shown as it came, unless it may hold a
+	// secret.
+	sender.s.Receive([]byte(`{"payload": {"token": "s3cret-value",`))
+	if tr := ch.next(t); bytes.Contains(tr.Received, []byte("s3cret")) || !bytes.Contains(tr.Received, []byte(redacted)) {
+		t.Errorf("a malformed frame with a token shows as %s", tr.Received)
+	}
 }
 
 // TestTapSlow: a tap that does not keep up loses messages, counted, and
