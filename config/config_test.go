@@ -39,7 +39,7 @@ mcp:
 ui:
   enabled: true
   traffic: 200
-  frame_limit: 16KiB
+  frame_limit: 8KiB
   viewers: 4
 cluster:
   nats: nats://nats.internal:4222
@@ -106,7 +106,7 @@ func TestParseEveryKey(t *testing.T) {
 		HTTP:           HTTP{ForgetAfter: 5 * time.Minute},
 		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
-		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 16 << 10, Viewers: 4, Line: 23},
+		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 8 << 10, Viewers: 4, Line: 23},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{

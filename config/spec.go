@@ -115,7 +115,7 @@ func serveSpec() *field {
 			boolean("enabled", "Serve the console at `/ui/`. It asks for a token of `mcp.tokens` that names no agents, when there is one.").
 				defaultIs("on when `listen` is loopback, or when `mcp.tokens` has a token that names no agents; off otherwise"),
 			integer("traffic", "How many of the latest messages the traffic view keeps.").atLeast(1).withDefault("500"),
-			size("frame_limit", "How much of each frame the traffic view keeps; a longer frame is shown cut.").withDefault("64KiB"),
+			size("frame_limit", "How much of each frame the traffic view keeps; a longer frame is shown cut.").withDefault("16KiB"),
 			integer("viewers", "How many live views (server-sent event streams) may be open at once; another is refused until one closes.").atLeast(1).withDefault("16"),
 		),
 		object("cluster", "Joining a cluster of bridges on NATS, which then behave as one. With neither `nats` nor `embedded`, the bridge runs alone.",

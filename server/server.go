@@ -1,7 +1,7 @@
 // Package server assembles a running bridge from a serve configuration:
 // the mapping files, the bridge core, its HTTP listener (WebSocket and HTTP
-// transports, /metrics, /healthz, /readyz) and the agents it reaches
-// itself (dial-outs, webhooks, stdio children).
+// transports, the MCP face, the web console, /metrics, /healthz, /readyz)
+// and the agents it reaches itself (dial-outs, webhooks, stdio children).
 package server
 
 import (
@@ -22,9 +22,11 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/console"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
+	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
@@ -45,6 +47,7 @@ type Server struct {
 	cfg      *config.Config
 	bridge   *bridge.Bridge
 	face     *mcpface.Face
+	console  *console.Console
 	cluster  *cluster.Cluster
 	embedded *cluster.Embedded
 	log      *slog.Logger
@@ -85,6 +88,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token, or mcp.enabled: false", cfg.Listen)
 	}
+	if cfg.UIOn() && len(cfg.ConsoleTokens()) == 0 && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("ui.enabled: the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", cfg.Listen)
+	}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	b, err := bridge.New(bridge.Options{
@@ -112,6 +118,15 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 			return nil, err
 		}
 		s.mux.Handle(mcpface.Path, s.face.Handler())
+	}
+	if cfg.UIOn() {
+		s.console, err = console.New(console.Options{Bridge: b, Translator: &translate.Translator{Registry: reg, Mappings: m},
+			Metrics: metrics, Tokens: cfg.ConsoleTokens(), Traffic: cfg.UI.Traffic, FrameLimit: cfg.UI.FrameLimit,
+			Viewers: cfg.UI.Viewers, Version: Version(), Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		s.mux.Handle(console.Path, s.console.Handler())
 	}
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
@@ -176,6 +191,9 @@ func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
 // Face returns the server's MCP face, nil when mcp.enabled is off.
 func (s *Server) Face() *mcpface.Face { return s.face }
 
+// Console returns the server's web console, nil when it is off.
+func (s *Server) Console() *console.Console { return s.console }
+
 // Handler returns the server's HTTP routes.
 func (s *Server) Handler() http.Handler { return s.mux }
 
@@ -193,6 +211,11 @@ func (s *Server) Listen() (net.Listener, error) {
 // shutdown_timeout (bridge.Shutdown), and stops the stdio children.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: httpapi.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if s.console != nil {
+		// Its streams never end by themselves: a graceful shutdown
+		// would wait for them.
+		hs.RegisterOnShutdown(s.console.Close)
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	agentsCtx, stopAgents := context.WithCancel(context.Background())
@@ -200,6 +223,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	if err := s.reachAgents(agentsCtx, &wg); err != nil {
 		stopAgents()
 		hs.Close()
+		if s.console != nil {
+			s.console.Close()
+		}
 		return err
 	}
 	s.ready.Store(true)

@@ -89,6 +89,13 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *mcpStdio {
 		fmt.Fprintln(banner, "  MCP        on standard input and output")
 	}
+	if c := srv.Console(); c != nil {
+		login := ""
+		if c.Tokens() {
+			login = " (log in with a token at /ui/login)"
+		}
+		fmt.Fprintf(banner, "  console    http://%s/ui/%s\n", addr, login)
+	}
 	fmt.Fprintf(banner, "  ops        http://%s/metrics /healthz /readyz\n", addr)
 	ctx := shutdownOnSignal(stderr)
 	if *mcpStdio {
