@@ -14,7 +14,7 @@ DIALECTS    := elizaacl collab bluelabel fuse swarm declared
 
 MCPTOOLS    := tools/mcp
 
-.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean mcp-tools
+.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean mcp-tools browser
 
 all: lint test
 
@@ -46,9 +46,23 @@ tour: build
 		$(BIN) translate --from auto --to $$d examples/eddy-task-request.json || exit $$?; \
 	done
 
-test: mcp-tools
+test: mcp-tools browser
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# Headless Chromium for the web console's browser test
+# (console/browser_test.go): Debian's chromium, installed when it is
+# missing and we are root (about 30 s and 155 MB); otherwise the test says
+# it is skipped and why.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the console's browser test"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+			echo "chromium could not be installed: the console's browser test will be skipped"; \
+	else \
+		echo "chromium is not installed and we are not root: the console's browser test will be skipped (apt-get install chromium)"; \
+	fi
 
 # The MCP tools the tests run, from the npm registry at the versions
 # tools/mcp/package-lock.json pins, into tools/mcp/node_modules (never
