@@ -109,7 +109,7 @@ func TestOpenConsole(t *testing.T) {
 // a token, and an error when enabled there without one.
 func TestServerConsole(t *testing.T) {
 	yes, no := true, false
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	log := slog.New(slog.DiscardHandler)
 	for _, c := range []struct {
 		name    string
 		listen  string

@@ -3,6 +3,7 @@ package console
 import (
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -108,7 +109,7 @@ func (c *chart) read(now time.Time) totals {
 					buckets[b.GetUpperBound()] += b.GetCumulativeCount()
 					bounds = append(bounds, b.GetUpperBound())
 				}
-				if layout != nil && !equalFloats(layout, bounds) {
+				if layout != nil && !slices.Equal(layout, bounds) {
 					t.layoutMismatch = true
 				}
 				layout = bounds
@@ -125,24 +126,12 @@ func (c *chart) read(now time.Time) totals {
 	return t
 }
 
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // quantile estimates the q-quantile, in milliseconds, of the requests
 // answered between prev and cur, as Prometheus's histogram_quantile does:
 // linearly within the bucket it falls in; the largest bound when it falls
 // past it.
 func quantile(q float64, prev, cur *totals) *float64 {
-	if cur.layoutMismatch || prev.layoutMismatch || !equalFloats(prev.uppers, cur.uppers) && len(prev.uppers) > 0 {
+	if cur.layoutMismatch || prev.layoutMismatch || !slices.Equal(prev.uppers, cur.uppers) && len(prev.uppers) > 0 {
 		return nil
 	}
 	total := float64(cur.count - prev.count)

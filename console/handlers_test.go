@@ -64,23 +64,23 @@ func TestAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seen := ""; seen != "READY"; {
-		var l agentList
-		if err := json.Unmarshal([]byte(ev.next("agents").data), &l); err != nil {
-			t.Fatal(err)
-		}
-		a, _ := l.find("scout")
-		seen = a.Status
-	}
+	ev.until("scout", "READY")
 	c.Close(websocket.StatusNormalClosure, "bye")
 	cancel()
-	for seen := ""; seen != "STOPPED"; {
+	ev.until("scout", "STOPPED")
+}
+
+// until reads the agents' events until one lists the agent id with status.
+func (e *events) until(id, status string) {
+	e.t.Helper()
+	for {
 		var l agentList
-		if err := json.Unmarshal([]byte(ev.next("agents").data), &l); err != nil {
-			t.Fatal(err)
+		if err := json.Unmarshal([]byte(e.next("agents").data), &l); err != nil {
+			e.t.Fatal(err)
 		}
-		a, _ := l.find("scout")
-		seen = a.Status
+		if a, _ := l.find(id); a.Status == status {
+			return
+		}
 	}
 }
 

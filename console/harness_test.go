@@ -36,7 +36,7 @@ func start(t testing.TB, edit func(*config.Config)) *harness {
 	if edit != nil {
 		edit(cfg)
 	}
-	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	srv, err := server.New(cfg, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
