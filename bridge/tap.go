@@ -214,21 +214,32 @@ func (t *Tap) run() {
 }
 
 // traffic renders an event for the tap's function: its frames redacted
-// and clipped, its losses in words.
+// and clipped.
 func (t *Tap) traffic(ev *tapEvent) Traffic {
 	tr := ev.Traffic
 	tr.Received, tr.ReceivedSize = t.frame(ev.in)
 	tr.Delivered, tr.DeliveredSize = t.frame(ev.out)
-	for _, l := range ev.losses {
+	return tr
+}
+
+// lossReport puts losses in words, at once: a loss's text is made from
+// the envelope it was found in, which its deliverer may reuse once the
+// message is encoded.
+func (b *Bridge) lossReport(losses []dialects.Loss) []TrafficLoss {
+	if len(losses) == 0 {
+		return nil
+	}
+	out := make([]TrafficLoss, 0, len(losses))
+	for _, l := range losses {
 		tl := TrafficLoss{Kind: l.Kind.String(), Concept: l.Concept.String(), Field: l.Path, Hint: l.Hint}
-		if t.b.secretLoss(l) {
+		if b.secretLoss(l) {
 			tl.Message = l.Kind.String() + " " + l.Path + " (its value is not shown: it may be secret)"
 		} else {
 			tl.Message = l.Message()
 		}
-		tr.Losses = append(tr.Losses, tl)
+		out = append(out, tl)
 	}
-	return tr
+	return out
 }
 
 // frame returns f redacted and clipped to the tap's limit, and f's whole
@@ -272,7 +283,6 @@ type tapSet struct {
 type tapEvent struct {
 	Traffic
 	in, out clipped
-	losses  []dialects.Loss
 }
 
 // clipped is a frame kept up to the taps' limit: a frame that fits is
@@ -417,7 +427,7 @@ func (b *Bridge) tapDelivery(o *outgoing, to, dialect string, losses []dialects.
 	}
 	arr := ts.recent.get(o.env)
 	ev := event(TrafficDelivered, o, arr, to, dialect)
-	ev.losses = losses
+	ev.Losses = b.lossReport(losses)
 	return &tapped{b: b, ev: ev, a: arr}
 }
 
@@ -460,9 +470,9 @@ func (b *Bridge) tapDropped(o *outgoing, to, dialect string, losses []dialects.L
 	}
 	arr := ts.recent.get(o.env)
 	ev := event(TrafficDropped, o, arr, to, dialect)
-	ev.losses = losses
-	if len(losses) > 0 {
-		ev.Reason = losses[0].Message()
+	ev.Losses = b.lossReport(losses)
+	if len(ev.Losses) > 0 {
+		ev.Reason = ev.Losses[0].Message
 	}
 	ev.stamp(arr)
 	ts.emit(ev)
