@@ -13,6 +13,8 @@ const (
 	DefaultWindow   = 8
 	DefaultValidate = "schema"
 	DefaultTimeout  = 5 * time.Minute
+	// DefaultInstances is one bridge, not a cluster.
+	DefaultInstances = 1
 	// Grace is how long requests still open when the run is stopped early
 	// (the Timeout, or its context) get to be answered before they
 	// count as lost.
@@ -50,6 +52,13 @@ type Options struct {
 	// Timeout is the safety stop: when it runs out, no more requests are
 	// sent, and those open get Grace to be answered.
 	Timeout time.Duration
+	// Instances is how many bridges carry the load, joined as one cluster
+	// on a NATS server embedded in the run. Agent k connects to instance
+	// k mod Instances, and a requester sends only to responders another
+	// instance holds, so every pair crosses instances. With more than one,
+	// Run first drives the same load through a single bridge, for the
+	// report to compare.
+	Instances int
 	// Logger is the bridge's logger; nil discards its logs below warn.
 	Logger *slog.Logger
 }
@@ -70,6 +79,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.Instances == 0 {
+		o.Instances = DefaultInstances
 	}
 	return o
 }
@@ -94,6 +106,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("fail-every %d: 0 (never) or more", o.FailEvery)
 	case o.Timeout <= 0:
 		return fmt.Errorf("timeout %v: more than 0", o.Timeout)
+	case o.Instances < 1:
+		return fmt.Errorf("instances %d: at least 1", o.Instances)
+	case o.Instances > 1 && o.Agents-o.Agents/2 < 2:
+		return fmt.Errorf("agents %d: at least 3 with %d instances (responders on two of them)", o.Agents, o.Instances)
 	}
 	return nil
 }

@@ -17,6 +17,12 @@ type Report struct {
 	Rate                           float64 // offered pairs per second; 0: as fast as the window allows
 	Payload                        int     // filler bytes per request
 	Pairs                          int     // asked for
+	// Instances is how many bridges carried it, as one cluster when
+	// more than one: every pair then crossed instances.
+	Instances int
+	// Single is the same load through one bridge, run first when
+	// Instances is more than one; nil otherwise.
+	Single *Report
 
 	// Stopped says why the run ended before every request was sent and
 	// answered: "time limit", "interrupted" or "a connection failed"; ""
@@ -122,6 +128,11 @@ func (r *Report) Problems() []string {
 	add(r.Errors, "errors")
 	add(r.Stray, "stray frames")
 	add(int64(r.Broken), "broken connections")
+	if r.Single != nil {
+		for _, p := range r.Single.Problems() {
+			out = append(out, p+" through the single bridge")
+		}
+	}
 	return out
 }
 
@@ -140,6 +151,9 @@ func (r *Report) String() string {
 		plural(min(r.Responders, len(dialectNames)), "dialect"), r.Validate, r.Window, rate)
 	if r.Payload > 0 {
 		fmt.Fprintf(&b, ", %d B filler", r.Payload)
+	}
+	if r.Instances > 1 {
+		fmt.Fprintf(&b, "; %d bridges in a cluster on one NATS, every pair across instances", r.Instances)
 	}
 	b.WriteString("\n\n")
 	row := func(k, format string, a ...any) { fmt.Fprintf(&b, "  %-12s "+format+"\n", append([]any{k}, a...)...) }
@@ -166,12 +180,39 @@ func (r *Report) String() string {
 	if len(r.ByDialect) > 0 {
 		r.dialectTable(&b)
 	}
+	if r.Single != nil {
+		r.comparison(&b)
+	}
 	if p := r.Problems(); len(p) > 0 {
 		fmt.Fprintf(&b, "\nFAIL: %s\n", strings.Join(p, ", "))
 	} else {
 		b.WriteString("\nPASS: nothing lost, duplicated or reordered; no errors\n")
 	}
 	return b.String()
+}
+
+// comparison writes the cluster's figures beside the single bridge's of
+// the same run, as ratios.
+func (r *Report) comparison(b *strings.Builder) {
+	s := r.Single
+	fmt.Fprintf(b, "\n  %d instances against one bridge, the same load run first through one:\n", r.Instances)
+	fmt.Fprintf(b, "  %-16s %10s %10s %14s %s\n", "", "p50", "p99", "pairs/s", "lost/dup/reordered")
+	line := func(name string, x *Report) {
+		fmt.Fprintf(b, "  %-16s %10s %10s %14.0f %d/%d/%d\n", name, ms(x.Latency.P50), ms(x.Latency.P99), x.PairsPerSecond(),
+			x.Lost, x.Duplicated+x.DuplicatedRequests, x.Reordered+x.ReorderedAnswers)
+	}
+	line("single bridge", s)
+	line("cross-instance", r)
+	fmt.Fprintf(b, "  %-16s %9.2fx %9.2fx %13.2fx\n", "ratio", ratio(r.Latency.P50, s.Latency.P50), ratio(r.Latency.P99, s.Latency.P99),
+		r.PairsPerSecond()/max(s.PairsPerSecond(), 1e-9))
+}
+
+// ratio is a/b, 0 when b is.
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // dialectTable writes p50/p99 per pair of dialects, rows the requesters'.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/server"
@@ -21,37 +22,55 @@ import (
 // connectWait bounds connecting the agents and the bridge's stopping.
 const connectWait = 30 * time.Second
 
-// Run starts a bridge on a loopback port, connects the agents to it and
-// drives the load, and returns what it measured. Its error is for a run
-// that could not start: bad options, a bridge that would not start, an
-// agent that could not connect, or a bridge that would not stop (the
-// report is then complete). ctx ending stops the run early, like the
-// Timeout, or ends it before the load while the agents connect; the
-// report says so.
+// Run starts a bridge on a loopback port (or Instances of them, joined as
+// a cluster on an embedded NATS), connects the agents to it and drives the
+// load, and returns what it measured. With several instances it first
+// drives the same load through one bridge, and the report holds both. Its
+// error is for a run that could not start: bad options, a bridge that
+// would not start, an agent that could not connect, or a bridge that would
+// not stop (the report is then complete). ctx ending stops the run early,
+// like the Timeout, or ends it before the load while the agents connect;
+// the report says so.
 func Run(ctx context.Context, o Options) (Report, error) {
 	o = o.WithDefaults()
 	if err := o.Check(); err != nil {
 		return Report{}, fmt.Errorf("loadgen: %w", err)
 	}
+	if o.Instances == 1 {
+		return runOnce(ctx, o)
+	}
+	one := o
+	one.Instances = 1
+	single, err := runOnce(ctx, one)
+	if err != nil || ctx.Err() != nil {
+		return single, err
+	}
+	rep, err := runOnce(ctx, o)
+	rep.Single = &single
+	return rep, err
+}
+
+// runOnce is one run of the load through o.Instances bridges.
+func runOnce(ctx context.Context, o Options) (Report, error) {
 	began := time.Now()
-	br, err := startBridge(o)
+	brs, err := startBridges(o)
 	if err != nil {
 		return Report{}, err
 	}
-	pl := newPlan(o.Agents, o.Pairs)
+	pl := newPlan(o.Agents, o.Pairs, o.Instances)
 	l := &load{o: o, plan: pl}
-	if err := l.connect(ctx, br); err != nil {
+	if err := l.connect(ctx, brs); err != nil {
 		l.close()
 		if ctx.Err() != nil {
 			rep := l.report("interrupted", 0)
 			rep.Setup = time.Since(began)
-			return rep, br.stop()
+			return rep, brs.stop()
 		}
-		return Report{}, errors.Join(err, br.stop())
+		return Report{}, errors.Join(err, brs.stop())
 	}
 	rep := l.drive(ctx)
 	rep.Setup = l.setup.Sub(began)
-	return rep, br.stop()
+	return rep, brs.stop()
 }
 
 // running is a bridge started for a run.
@@ -62,14 +81,48 @@ type running struct {
 	done   chan error
 }
 
-// startBridge runs a bridge on the default config, on a loopback port,
-// validating as o says.
-func startBridge(o Options) (*running, error) {
-	cfg := config.Default()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Validate = o.Validate
-	cfg.ShutdownTimeout = 2 * time.Second
-	log := o.Logger
+// bridges are the bridges of a run, and the NATS server that joins them
+// when there are several.
+type bridges struct {
+	list []*running
+	nats *cluster.Embedded
+}
+
+// startBridges runs o.Instances bridges on the default config, on
+// loopback ports, validating as o says; several join a cluster on a NATS
+// server started for them.
+func startBridges(o Options) (*bridges, error) {
+	brs := &bridges{}
+	if o.Instances > 1 {
+		n, err := cluster.StartEmbedded("127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: %w", err)
+		}
+		brs.nats = n
+	}
+	for i := range o.Instances {
+		cfg := config.Default()
+		cfg.Listen = "127.0.0.1:0"
+		cfg.Validate = o.Validate
+		cfg.ShutdownTimeout = 2 * time.Second
+		if brs.nats != nil {
+			cfg.Cluster.NATS = brs.nats.URL()
+			cfg.Cluster.Name = instanceName(i)
+		}
+		r, err := startBridge(cfg, o.Logger)
+		if err != nil {
+			return nil, errors.Join(err, brs.stop())
+		}
+		brs.list = append(brs.list, r)
+	}
+	return brs, nil
+}
+
+// instanceName names the run's instance i in its cluster.
+func instanceName(i int) string { return fmt.Sprintf("bench-%d", i+1) }
+
+// startBridge runs a bridge on cfg.
+func startBridge(cfg *config.Config, log *slog.Logger) (*running, error) {
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -85,6 +138,21 @@ func startBridge(o Options) (*running, error) {
 	r := &running{srv: srv, addr: ln.Addr().String(), cancel: cancel, done: make(chan error, 1)}
 	go func(ln net.Listener) { r.done <- srv.Run(ctx, ln) }(ln)
 	return r, nil
+}
+
+// stop shuts the bridges down, all at once, waits for them, and stops
+// their NATS server.
+func (brs *bridges) stop() error {
+	errs := make([]error, len(brs.list))
+	var wg sync.WaitGroup
+	for i, r := range brs.list {
+		wg.Go(func() { errs[i] = r.stop() })
+	}
+	wg.Wait()
+	if brs.nats != nil {
+		brs.nats.Shutdown()
+	}
+	return errors.Join(errs...)
 }
 
 // stop shuts the bridge down and waits for it.
@@ -111,12 +179,12 @@ type load struct {
 	setup      time.Time // when every agent was connected
 }
 
-// connect dials every agent's WebSocket and waits until the bridge lists
-// them all as ready.
-func (l *load) connect(ctx context.Context, br *running) error {
+// connect dials every agent's WebSocket, each to its instance, and waits
+// until every bridge lists them all as ready.
+func (l *load) connect(ctx context.Context, brs *bridges) error {
 	reg := builtin.Default()
 	dial := func(p peer) (*websocket.Conn, error) {
-		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, dialectNames[p.dialect], p.id)
+		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", brs.list[p.instance].addr, dialectNames[p.dialect], p.id)
 		dctx, cancel := context.WithTimeout(ctx, connectWait)
 		defer cancel()
 		c, _, err := websocket.Dial(dctx, u, nil)
@@ -161,18 +229,22 @@ func (l *load) connect(ctx context.Context, br *running) error {
 	}
 	deadline := time.Now().Add(connectWait)
 	for {
-		ready := 0
-		for _, a := range br.srv.Bridge().Agents("") {
-			if want[a.ID] && a.Status == bridge.StatusReady {
-				ready++
+		ready := len(want)
+		for _, br := range brs.list {
+			n := 0
+			for _, a := range br.srv.Bridge().Agents("") {
+				if want[a.ID] && a.Status == bridge.StatusReady {
+					n++
+				}
 			}
+			ready = min(ready, n)
 		}
 		if ready == len(want) {
 			l.setup = time.Now()
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("loadgen: %d of %d agents ready after %s", ready, len(want), connectWait)
+			return fmt.Errorf("loadgen: %d of %d agents ready on every bridge after %s", ready, len(want), connectWait)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -41,7 +41,7 @@ func TestRun(t *testing.T) {
 			// of it, and an elizaacl requester is also told TASK_ACCEPT
 			// for every request to a dialect without an accept (all but
 			// elizaacl).
-			p := newPlan(o.Agents, o.Pairs)
+			p := newPlan(o.Agents, o.Pairs, 1)
 			accepts := int64(0)
 			for i, q := range p.requesters {
 				if q.dialect != 0 {
@@ -70,6 +70,34 @@ func TestRun(t *testing.T) {
 				t.Errorf("%d pairs of dialects carried traffic, want all 20", len(r.ByDialect))
 			}
 		})
+	}
+}
+
+// TestRunCluster drives a load through three bridges in a cluster on an
+// embedded NATS, after the same load through one bridge, and checks that
+// both carried it intact and that the report compares them.
+func TestRunCluster(t *testing.T) {
+	o := Options{Agents: 10, Pairs: 600, Instances: 3}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + r.String())
+	if r.Failed() || r.Stopped != "" {
+		t.Fatalf("problems %v, stopped %q", r.Problems(), r.Stopped)
+	}
+	if r.Single == nil || r.Single.Instances != 1 || r.Instances != 3 {
+		t.Fatalf("instances %d, single %+v", r.Instances, r.Single)
+	}
+	for name, x := range map[string]*Report{"cluster": &r, "single": r.Single} {
+		if x.Completed != int64(o.Pairs) || x.Latency.N != o.Pairs || x.Received != 2*int64(o.Pairs) {
+			t.Errorf("%s: completed %d, timed %d, received %d; want %d, %d, %d", name, x.Completed, x.Latency.N, x.Received, o.Pairs, o.Pairs, 2*o.Pairs)
+		}
+	}
+	for _, want := range []string{"3 bridges in a cluster on one NATS", "single bridge", "cross-instance", "ratio"} {
+		if !strings.Contains(r.String(), want) {
+			t.Errorf("the report does not say %q", want)
+		}
 	}
 }
 
