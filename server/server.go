@@ -170,6 +170,15 @@ func (s *Server) joinCluster(c config.Cluster, metrics prometheus.Registerer) er
 // Cluster returns the server's cluster instance, nil when it runs alone.
 func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
 
+// EmbeddedNATS returns the URL of the NATS server running in the process
+// (cluster.embedded), for other instances to join; "" when there is none.
+func (s *Server) EmbeddedNATS() string {
+	if s.embedded == nil {
+		return ""
+	}
+	return s.embedded.URL()
+}
+
 // Bridge returns the server's bridge core.
 func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
 
