@@ -91,8 +91,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
-		ForgetAfter: cfg.HTTP.ForgetAfter,
-		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
+		ForgetAfter:   cfg.HTTP.ForgetAfter,
+		DedupeEntries: cfg.Memory.DedupeEntries, DedupeAnswers: noneIfZero(cfg.Memory.DedupeAnswers), PendingRequests: cfg.Memory.PendingRequests,
+		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
 		Logger: log, Metrics: metrics,
@@ -116,6 +117,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	if cfg.PProf {
+		s.servePProf()
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.ready.Load() {
@@ -292,6 +296,15 @@ func declaredTools(tools []config.Tool) []canonical.Tool {
 		out = append(out, ct)
 	}
 	return out
+}
+
+// noneIfZero maps a config size whose 0 means none to the bridge's
+// option, whose zero is its default and negative none.
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // offIfZero turns a config duration into the bridge's option: 0 in the

@@ -64,6 +64,9 @@ func (b *Budget) release(n int) { b.queued.Add(-int64(n)) }
 // Len returns how many messages the budget's queues hold.
 func (b *Budget) Len() int { return int(b.queued.Load()) }
 
+// Limit returns the budget's bound.
+func (b *Budget) Limit() int { return int(b.limit) }
+
 // QueueOptions configure a Queue.
 type QueueOptions struct {
 	// Limit bounds the messages waiting in this queue (CRITICAL and forced

@@ -29,6 +29,7 @@ type Metrics struct {
 	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
 	connections prometheus.Gauge         // bridge_connections
 	pending     prometheus.GaugeFunc     // bridge_pending_requests
+	reg         prometheus.Registerer    // where Table registers; nil: nowhere
 }
 
 // New returns the metrics, registered with r (nil registers none); pending
@@ -83,6 +84,7 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 			Name: "bridge_pending_requests", Help: "Requests awaiting their answer.",
 		}, pending),
 	}
+	m.reg = r
 	if r == nil {
 		return m, nil
 	}
