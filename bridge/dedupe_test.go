@@ -14,7 +14,9 @@ import (
 // TestIdentify: a message's identity is its sender and ids, an answer's
 // also what it answers, bluelabel's its act, task id and retry_count.
 func TestIdentify(t *testing.T) {
-	retry := func(n string) []canonical.Field { return []canonical.Field{{Key: "retry_count", Value: canonical.JSON(n)}} }
+	retry := func(n string) []canonical.Field {
+		return []canonical.Field{{Key: "retry_count", Value: canonical.JSON(n)}}
+	}
 	id := func(sender string, env canonical.Envelope) dedupeID {
 		t.Helper()
 		k, ok := identify(sender, &env)

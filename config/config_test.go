@@ -359,8 +359,8 @@ func TestMemoryKeys(t *testing.T) {
 		t.Errorf("memory %+v, pprof %v; want %+v, true", c.Memory, c.PProf, want)
 	}
 	for text, problem := range map[string]string{
-		"memory: {dedupe_entries: 0}\n":  `m.yaml:1: memory.dedupe_entries: "0" is not a whole number of at least 1`,
-		"memory: {limit: -1}\n":          `m.yaml:1: memory.limit: must be more than 0 bytes, got "-1"`,
+		"memory: {dedupe_entries: 0}\n":   `m.yaml:1: memory.dedupe_entries: "0" is not a whole number of at least 1`,
+		"memory: {limit: -1}\n":           `m.yaml:1: memory.limit: must be more than 0 bytes, got "-1"`,
 		"memory: {pending_requests: x}\n": `m.yaml:1: memory.pending_requests: "x" is not a whole number of at least 1`,
 	} {
 		if _, err := Parse("m.yaml", []byte(text), builtin.Names); err == nil || !strings.Contains(err.Error(), problem) {

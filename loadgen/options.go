@@ -59,6 +59,20 @@ type Options struct {
 	// Run first drives the same load through a single bridge, for the
 	// report to compare.
 	Instances int
+	// External is the URL of a bridge running as its own process
+	// (http://HOST:PORT) to drive instead of one in this process, so that
+	// the load's own garbage does not land in the bridge's figures; the
+	// report then has the bridge process's memory and GC pauses.
+	External string
+	// Spawn, when set, is the command of mcp-bridge (the program and its
+	// first arguments): the run starts `serve` with it as a child, and
+	// drives it as External.
+	Spawn []string
+	// Idle agents connect before the load, spread over the five
+	// dialects, and stay idle: the report says what they cost the bridge
+	// and whether a request to one of them is still answered at the
+	// p50 of an unloaded bridge.
+	Idle int
 	// Logger is the bridge's logger; nil discards its logs below warn.
 	Logger *slog.Logger
 }
@@ -108,6 +122,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("timeout %v: more than 0", o.Timeout)
 	case o.Instances < 1:
 		return fmt.Errorf("instances %d: at least 1", o.Instances)
+	case o.Idle < 0:
+		return fmt.Errorf("idle %d: 0 or more agents", o.Idle)
+	case o.Instances > 1 && (o.External != "" || len(o.Spawn) > 0):
+		return fmt.Errorf("instances %d: a cluster runs in this process, not with an external or spawned bridge", o.Instances)
 	case o.Instances > 1 && o.Agents-o.Agents/2 < 2:
 		return fmt.Errorf("agents %d: at least 3 with %d instances (responders on two of them)", o.Agents, o.Instances)
 	}

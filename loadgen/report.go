@@ -23,6 +23,11 @@ type Report struct {
 	// Single is the same load through one bridge, run first when
 	// Instances is more than one; nil otherwise.
 	Single *Report
+	// Bridge is the memory of a bridge in its own process (External,
+	// Spawn) before the load and after it; nil for one in this process.
+	Bridge *BridgeMemory
+	// Idle is what the idle agents cost; nil without any.
+	Idle *IdleReport
 
 	// Stopped says why the run ended before every request was sent and
 	// answered: "time limit", "interrupted" or "a connection failed"; ""
@@ -67,6 +72,9 @@ type Report struct {
 	// requester's first.
 	ByDialect []DialectPair
 }
+
+// BridgeMemory is a bridge process's memory before the load and after it.
+type BridgeMemory struct{ Before, After Memory }
 
 // Latency summarises round-trip times.
 type Latency struct {
@@ -177,6 +185,21 @@ func (r *Report) String() string {
 	if r.Broken > 0 {
 		row("broken", "%d connections, e.g. %s", r.Broken, r.BrokenExample)
 	}
+	if m := r.Bridge; m != nil {
+		row("bridge", "its own process: RSS %s before the load, %s after; Go heap %s, %s (each after a collection)",
+			mb(m.Before.RSS), mb(m.After.RSS), mb(m.Before.HeapInuse), mb(m.After.HeapInuse))
+		row("gc", "%d collections during the load, pauses %s in all, the longest of the recent ones %s",
+			m.After.GCs-m.Before.GCs, ms(m.After.GCPause-m.Before.GCPause), ms(m.After.MaxPause))
+	}
+	if i := r.Idle; i != nil {
+		row("idle", "%d agents connected in %s before the load", i.Agents, round(i.Connect))
+		if i.With.RSS > 0 {
+			rss, heap := i.PerAgent()
+			row("", "each: %.1f KB resident, %.1f KB Go heap (RSS %s without them, %s with)", rss/1024, heap/1024, mb(i.Without.RSS), mb(i.With.RSS))
+		}
+		row("", "a request to one of them: p50 %s, p99 %s; to a lone agent before they came: p50 %s, p99 %s (p50 %.2fx)",
+			ms(i.Reached.P50), ms(i.Reached.P99), ms(i.Unloaded.P50), ms(i.Unloaded.P99), ratio(i.Reached.P50, i.Unloaded.P50))
+	}
 	if len(r.ByDialect) > 0 {
 		r.dialectTable(&b)
 	}
@@ -272,6 +295,8 @@ func plural(n int, noun string) string {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", millis(d)) }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os/exec"
 	"slices"
 	"sync"
 	"time"
@@ -68,18 +69,48 @@ func runOnce(ctx context.Context, o Options) (Report, error) {
 		}
 		return Report{}, errors.Join(err, brs.stop())
 	}
+	var idle *IdleReport
+	if o.Idle > 0 {
+		if idle, err = l.idle(ctx, brs.list[0]); err != nil {
+			l.close()
+			return Report{}, errors.Join(err, brs.stop())
+		}
+	}
+	own := len(brs.list) == 1 && brs.list[0].own()
+	var before Memory
+	if own {
+		if before, err = brs.list[0].scrape(); err != nil {
+			l.close()
+			return Report{}, errors.Join(fmt.Errorf("loadgen: the bridge's memory: %w", err), brs.stop())
+		}
+	}
 	rep := l.drive(ctx)
 	rep.Setup = l.setup.Sub(began)
+	rep.Idle = idle
+	if own {
+		after, err := brs.list[0].scrape()
+		if err != nil {
+			return rep, errors.Join(fmt.Errorf("loadgen: the bridge's memory: %w", err), brs.stop())
+		}
+		rep.Bridge = &BridgeMemory{Before: before, After: after}
+	}
 	return rep, brs.stop()
 }
 
-// running is a bridge started for a run.
+// running is a bridge of a run: started in the process (srv), spawned as
+// a child (child), or one the run was given (neither).
 type running struct {
 	srv    *server.Server
 	addr   string
 	cancel context.CancelFunc
 	done   chan error
+	child  *exec.Cmd
+	dir    string // the child's config
 }
+
+// own reports whether the bridge runs in a process of its own, whose
+// memory the run can measure.
+func (r *running) own() bool { return r.srv == nil }
 
 // bridges are the bridges of a run, and the NATS server that joins them
 // when there are several.
@@ -93,6 +124,22 @@ type bridges struct {
 // server started for them.
 func startBridges(o Options) (*bridges, error) {
 	brs := &bridges{}
+	switch {
+	case len(o.Spawn) > 0:
+		r, err := spawnBridge(o.Spawn, o)
+		if err != nil {
+			return nil, err
+		}
+		brs.list = []*running{r}
+		return brs, nil
+	case o.External != "":
+		r, err := externalBridge(o.External)
+		if err != nil {
+			return nil, err
+		}
+		brs.list = []*running{r}
+		return brs, nil
+	}
 	if o.Instances > 1 {
 		n, err := cluster.StartEmbedded("127.0.0.1:0")
 		if err != nil {
@@ -155,8 +202,15 @@ func (brs *bridges) stop() error {
 	return errors.Join(errs...)
 }
 
-// stop shuts the bridge down and waits for it.
+// stop shuts the bridge down and waits for it; one the run was given is
+// left running.
 func (r *running) stop() error {
+	switch {
+	case r.child != nil:
+		return r.stopChild()
+	case r.srv == nil:
+		return nil
+	}
 	r.cancel()
 	select {
 	case err := <-r.done:
@@ -171,6 +225,7 @@ func (r *running) stop() error {
 
 // load is one run's agents.
 type load struct {
+	mu         sync.Mutex // guards conns
 	o          Options
 	plan       *plan
 	requesters []*requester
@@ -183,24 +238,14 @@ type load struct {
 // until every bridge lists them all as ready.
 func (l *load) connect(ctx context.Context, brs *bridges) error {
 	reg := builtin.Default()
-	dial := func(p peer) (*websocket.Conn, error) {
-		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", brs.list[p.instance].addr, dialectNames[p.dialect], p.id)
-		dctx, cancel := context.WithTimeout(ctx, connectWait)
-		defer cancel()
-		c, _, err := websocket.Dial(dctx, u, nil)
-		if err != nil {
-			return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, dialectNames[p.dialect], err)
-		}
-		c.SetReadLimit(-1)
-		l.conns = append(l.conns, c)
-		return c, nil
-	}
+	dial := func(p peer) (*websocket.Conn, error) { return l.dial(ctx, brs.list[p.instance], p) }
 	for _, p := range l.plan.responders {
 		c, ok := reg.Lookup(dialectNames[p.dialect])
 		if !ok {
 			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
 		}
-		r := newResponder(p, c, len(l.plan.requesters), l.o.FailEvery)
+		// One more requester than the plan's: the probe of idle agents.
+		r := newResponder(p, c, len(l.plan.requesters)+1, l.o.FailEvery)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -227,27 +272,75 @@ func (l *load) connect(ctx context.Context, brs *bridges) error {
 	for _, p := range append(slices.Clone(l.plan.requesters), l.plan.responders...) {
 		want[p.id] = true
 	}
-	deadline := time.Now().Add(connectWait)
+	if err := brs.waitReady(ctx, want, connectWait); err != nil {
+		return err
+	}
+	l.setup = time.Now()
+	return nil
+}
+
+// waitReady waits until every bridge lists every agent of want READY, or
+// for at most within.
+func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	poll := 2 * time.Millisecond
+	if brs.list[0].own() {
+		poll = 50 * time.Millisecond // a /v1/agents of all of them each time
+	}
 	for {
 		ready := len(want)
 		for _, br := range brs.list {
-			n := 0
-			for _, a := range br.srv.Bridge().Agents("") {
-				if want[a.ID] && a.Status == bridge.StatusReady {
-					n++
-				}
+			n, err := br.ready(ctx, want)
+			if err != nil {
+				return fmt.Errorf("loadgen: the bridge's agents: %w", err)
 			}
 			ready = min(ready, n)
 		}
 		if ready == len(want) {
-			l.setup = time.Now()
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("loadgen: %d of %d agents ready on every bridge after %s", ready, len(want), connectWait)
+			return fmt.Errorf("loadgen: %d of %d agents ready on every bridge after %s", ready, len(want), within)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(poll)
 	}
+}
+
+// dial connects the agent p to the bridge br; the run closes the
+// connection at its end.
+func (l *load) dial(ctx context.Context, br *running, p peer) (*websocket.Conn, error) {
+	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, dialectNames[p.dialect], p.id)
+	dctx, cancel := context.WithTimeout(ctx, connectWait)
+	defer cancel()
+	c, _, err := websocket.Dial(dctx, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, dialectNames[p.dialect], err)
+	}
+	c.SetReadLimit(-1)
+	l.mu.Lock()
+	l.conns = append(l.conns, c)
+	l.mu.Unlock()
+	return c, nil
+}
+
+// ready counts the agents of want the bridge lists READY.
+func (r *running) ready(ctx context.Context, want map[string]bool) (int, error) {
+	n := 0
+	if r.srv != nil {
+		for _, a := range r.srv.Bridge().Agents("") {
+			if want[a.ID] && a.Status == bridge.StatusReady {
+				n++
+			}
+		}
+		return n, nil
+	}
+	ids, err := r.readyIDs(ctx)
+	for id := range want {
+		if ids[id] {
+			n++
+		}
+	}
+	return n, err
 }
 
 // close drops every agent's connection.

@@ -32,7 +32,7 @@ func ApplyMemory(m config.Memory, log *slog.Logger) {
 	}
 	now := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
 	metrics.Read(now)
-	log.Info("memory settings", "gogc", now[0].Value.Uint64(), "gogc_from", gogc, "memory_limit", now[1].Value.Uint64(), "memory_limit_from", limit)
+	log.Debug("memory settings", "gogc", now[0].Value.Uint64(), "gogc_from", gogc, "memory_limit", now[1].Value.Uint64(), "memory_limit_from", limit)
 }
 
 // servePProf mounts Go's profiles at /debug/pprof/ (config pprof: true).

@@ -85,17 +85,20 @@ type QueueOptions struct {
 // Queue is one connection's outbound queue: the highest priority level
 // first, first in first out within a level (so per sender too). One writer
 // goroutine hands the messages to the link, so a slow receiver holds up only
-// its own queue.
+// its own queue. The writer runs while there is something to write, and is
+// started again by the next Put: an idle connection costs no goroutine.
 type Queue struct {
 	link Link
 	opt  QueueOptions
 	mu   sync.Mutex
 	q    [Levels][]*Item
 	n    int // queued, all levels
-	wake chan struct{}
-	done chan struct{}
-	// closed is set once the writer is told to stop; what is queued then
-	// fails with ErrDisconnect.
+	// running is set while a writer goroutine delivers; writers waits
+	// for it.
+	running bool
+	writers sync.WaitGroup
+	// closed is set once the queue is closed; what is queued then fails
+	// with ErrDisconnect.
 	closed bool
 	// sending is when the send in progress began (unix nanoseconds), 0
 	// when none is, stuckSend once the watchdog stopped it; stopSend
@@ -104,11 +107,10 @@ type Queue struct {
 	stopSend func()
 }
 
-// NewQueue returns the queue of link and starts its writer.
+// NewQueue returns the queue of link.
 func NewQueue(link Link, opt QueueOptions) *Queue {
-	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &Queue{link: link, opt: opt}
 	opt.Watchdog.add(q)
-	go q.write()
 	return q
 }
 
@@ -133,11 +135,15 @@ func (q *Queue) Put(it *Item) error {
 	q.q[it.Level] = append(q.q[it.Level], it)
 	q.n++
 	n := q.n
+	start := !q.running
+	if start {
+		q.running = true
+		q.writers.Add(1)
+	}
 	q.mu.Unlock()
 	q.length(n)
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	if start {
+		go q.write()
 	}
 	return nil
 }
@@ -158,7 +164,9 @@ func (q *Queue) length(n int) {
 	}
 }
 
-// take removes the next item: the oldest of the highest level.
+// take removes the next item: the oldest of the highest level. With none,
+// the writer stops: running is cleared under the same lock that Put sets
+// it under, so a Put either sees the writer running or starts another.
 func (q *Queue) take() (*Item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -177,26 +185,19 @@ func (q *Queue) take() (*Item, bool) {
 		q.length(q.n)
 		return it, true
 	}
+	q.running = false
 	return nil, false
 }
 
-// write delivers until the queue is closed.
+// write delivers until the queue is empty.
 func (q *Queue) write() {
-	defer close(q.done)
-	defer q.opt.Watchdog.remove(q)
+	defer q.writers.Done()
 	ctx, release := q.sendContext()
 	defer func() { release() }()
 	for {
 		it, ok := q.take()
 		if !ok {
-			q.mu.Lock()
-			closed := q.closed
-			q.mu.Unlock()
-			if closed {
-				return
-			}
-			<-q.wake
-			continue
+			return
 		}
 		if !it.Expires.IsZero() && time.Now().After(it.Expires) {
 			if q.opt.Expired != nil {
@@ -228,7 +229,7 @@ func (q *Queue) Close() {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		<-q.done
+		q.writers.Wait()
 		return
 	}
 	q.closed = true
@@ -241,11 +242,8 @@ func (q *Queue) Close() {
 	q.n = 0
 	q.mu.Unlock()
 	q.length(0)
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-	<-q.done
+	q.writers.Wait()
+	q.opt.Watchdog.remove(q)
 	for _, it := range left {
 		it.Fail(ErrDisconnect)
 	}
