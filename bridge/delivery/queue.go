@@ -85,20 +85,22 @@ type QueueOptions struct {
 // Queue is one connection's outbound queue: the highest priority level
 // first, first in first out within a level (so per sender too). One writer
 // goroutine hands the messages to the link, so a slow receiver holds up only
-// its own queue. The writer runs while there is something to write, and is
-// started again by the next Put: an idle connection costs no goroutine.
+// its own queue. The writer starts with the first message: a connection
+// that is never sent anything costs no goroutine. Once started it stays,
+// parked while the queue is empty, so that a busy connection does not
+// start a goroutine (and grow its stack) for every message.
 type Queue struct {
 	link Link
 	opt  QueueOptions
 	mu   sync.Mutex
 	q    [Levels][]*Item
 	n    int // queued, all levels
-	// running is set while a writer goroutine delivers; writers waits
-	// for it.
-	running bool
-	writers sync.WaitGroup
-	// closed is set once the queue is closed; what is queued then fails
-	// with ErrDisconnect.
+	wake chan struct{}
+	done chan struct{}
+	// started is set once the writer runs.
+	started bool
+	// closed is set once the writer is told to stop; what is queued then
+	// fails with ErrDisconnect.
 	closed bool
 	// sending is when the send in progress began (unix nanoseconds), 0
 	// when none is, stuckSend once the watchdog stopped it; stopSend
@@ -107,9 +109,10 @@ type Queue struct {
 	stopSend func()
 }
 
-// NewQueue returns the queue of link.
+// NewQueue returns the queue of link; its writer starts with the first
+// message.
 func NewQueue(link Link, opt QueueOptions) *Queue {
-	q := &Queue{link: link, opt: opt}
+	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	opt.Watchdog.add(q)
 	return q
 }
@@ -135,15 +138,17 @@ func (q *Queue) Put(it *Item) error {
 	q.q[it.Level] = append(q.q[it.Level], it)
 	q.n++
 	n := q.n
-	start := !q.running
-	if start {
-		q.running = true
-		q.writers.Add(1)
-	}
+	start := !q.started
+	q.started = true
 	q.mu.Unlock()
 	q.length(n)
 	if start {
 		go q.write()
+		return nil
+	}
+	select {
+	case q.wake <- struct{}{}:
+	default:
 	}
 	return nil
 }
@@ -164,9 +169,7 @@ func (q *Queue) length(n int) {
 	}
 }
 
-// take removes the next item: the oldest of the highest level. With none,
-// the writer stops: running is cleared under the same lock that Put sets
-// it under, so a Put either sees the writer running or starts another.
+// take removes the next item: the oldest of the highest level.
 func (q *Queue) take() (*Item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -185,19 +188,26 @@ func (q *Queue) take() (*Item, bool) {
 		q.length(q.n)
 		return it, true
 	}
-	q.running = false
 	return nil, false
 }
 
-// write delivers until the queue is empty.
+// write delivers until the queue is closed.
 func (q *Queue) write() {
-	defer q.writers.Done()
+	defer close(q.done)
+	defer q.opt.Watchdog.remove(q)
 	ctx, release := q.sendContext()
 	defer func() { release() }()
 	for {
 		it, ok := q.take()
 		if !ok {
-			return
+			q.mu.Lock()
+			closed := q.closed
+			q.mu.Unlock()
+			if closed {
+				return
+			}
+			<-q.wake
+			continue
 		}
 		if !it.Expires.IsZero() && time.Now().After(it.Expires) {
 			if q.opt.Expired != nil {
@@ -229,10 +239,11 @@ func (q *Queue) Close() {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		q.writers.Wait()
+		<-q.done
 		return
 	}
 	q.closed = true
+	started := q.started
 	var left []*Item
 	for l := range q.q {
 		left = append(left, q.q[l]...)
@@ -242,8 +253,15 @@ func (q *Queue) Close() {
 	q.n = 0
 	q.mu.Unlock()
 	q.length(0)
-	q.writers.Wait()
-	q.opt.Watchdog.remove(q)
+	if !started {
+		q.opt.Watchdog.remove(q)
+		close(q.done)
+	}
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	<-q.done
 	for _, it := range left {
 		it.Fail(ErrDisconnect)
 	}
