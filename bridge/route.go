@@ -189,8 +189,8 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	if b.absorbsAccept(t.Agent.Dialect(), env.Origin.Dialect) {
 		b.acknowledge(p)
 	}
-	sent := out
-	p.Out.Store(&sent)
+	// Delivery copies what it translates: out stays as it is, for retries.
+	p.Out.Store(&out)
 	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p)}
 	if c, ok := requester.(*call); ok {
 		o.sent = c.delivered

@@ -377,18 +377,32 @@ func spoofed(bound, claimed string) *canonical.Error {
 		Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", bound, claimed)}
 }
 
+// envelopePool holds the envelopes deliver copies a message into to
+// translate it.
+var envelopePool = sync.Pool{New: func() any { return new(canonical.Envelope) }}
+
 // deliver encodes o's message in the session's dialect and queues it.
 func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
 	codec, dialect, a := s.codec, s.dialect, s.agent
 	s.mu.Unlock()
-	env := *o.env
+	// The mappings edit the envelope they translate: each receiver gets a
+	// copy, from a pool when the copy is done with once encoded.
+	var env *canonical.Envelope
 	var out delivery.Outbound
 	if s.opts.Envelopes {
-		out.Env = &env
+		c := *o.env
+		env = &c
+		out.Env = env
 	} else {
-		res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+		env = envelopePool.Get().(*canonical.Envelope)
+		*env = *o.env
+		defer func() {
+			*env = canonical.Envelope{}
+			envelopePool.Put(env)
+		}()
+		res, err := b.tr.Encode(make([]byte, 0, encodedSize(env)), o.from, codec.Name(), env, translate.Options{CanonicalIDs: true})
 		if err != nil {
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 		}
@@ -396,14 +410,14 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
 			return nil, nil
 		}
-		b.lost(&env, dialect, res)
+		b.lost(env, dialect, res)
 		out.Frame = res.Output
 	}
 	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
 	it := &delivery.Item{
 		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),
-		Expires: expiryOf(&env, time.Now()),
+		Expires: expiryOf(env, time.Now()),
 		Force:   o.answer,
 		Failed:  o.failed,
 	}
