@@ -67,7 +67,7 @@ var registry = sync.OnceValue(builtin.Default)
 func New(o Options) (*Agent, error) {
 	codec, found := registry().Lookup(o.Dialect)
 	if !found {
-		return nil, fmt.Errorf("agent: unknown dialect %q (the dialects are %s)", o.Dialect, strings.Join(builtin.Names, ", "))
+		return nil, fmt.Errorf("agent: unknown dialect %q (the dialects are %s)", o.Dialect, strings.Join(dialects.Names(), ", "))
 	}
 	tools, err := selectTools(o.Tools)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 const everyKey = `listen: 0.0.0.0:8080
@@ -67,7 +67,7 @@ agents:
 `
 
 func TestParseEveryKey(t *testing.T) {
-	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), builtin.Names)
+	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestParseEveryKey(t *testing.T) {
 }
 
 func TestDefaultsApplied(t *testing.T) {
-	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), builtin.Names)
+	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestValues(t *testing.T) {
 	t.Setenv("MCP_BRIDGE_TEST_SIZE", "2KiB")
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
-			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)
+			cfg, err := Parse("serve.yaml", []byte(c.text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func TestRelativePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse(c.name, []byte(text), builtin.Names)
+			cfg, err := Parse(c.name, []byte(text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mappings: [site.yaml]\nagents: [{id: A, dialect: fuse, command: [./a]}]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, builtin.Names)
+	c, err := Load(path, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,12 +256,12 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("listen: nowhere\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(bad, builtin.Names)
+	_, err = Load(bad, dialects.Names())
 	if want := bad + `:1: listen: "nowhere" is not host:port: missing port in address`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 
-	_, err = Load(filepath.Join(dir, "missing.yaml"), builtin.Names)
+	_, err = Load(filepath.Join(dir, "missing.yaml"), dialects.Names())
 	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "read config: ") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -289,7 +289,7 @@ func TestDefaultExample(t *testing.T) {
 	for _, line := range strings.Split(example, "\n") {
 		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ") + "\n")
 	}
-	c, err := Parse("example.yaml", []byte(b.String()), builtin.Names)
+	c, err := Parse("example.yaml", []byte(b.String()), dialects.Names())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}

@@ -1,23 +1,17 @@
 package loadgen
 
-import (
-	"fmt"
-
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-)
-
-// dialectNames are the five built-in dialects, in the order agents are
-// dealt to them.
-var dialectNames = builtin.Names
+import "fmt"
 
 // peer is one planned agent.
 type peer struct {
 	id      string // as every dialect writes it: upper case, for bluelabel
-	dialect int    // index in dialectNames
+	dialect int    // index in plan.dialects
 }
 
 // plan is who talks to whom.
 type plan struct {
+	// dialects are those the agents are dealt over, in order.
+	dialects   []string
 	requesters []peer
 	responders []peer
 	// targets[i] are the responders requester i sends to, in the order
@@ -27,19 +21,19 @@ type plan struct {
 	quota []int
 }
 
-// newPlan deals agents out: the first half (rounded down) requesters, the
-// rest responders, each half round robin over the dialects. A requester
+// newPlan deals agents out over dialects: the first half (rounded down)
+// requesters, the rest responders, each half round robin over the dialects. A requester
 // sends to every responder of another dialect (to all of them when there
 // is none), starting at a different one for each requester, and sends
 // pairs/requesters requests, the first pairs%requesters one more.
-func newPlan(agents, pairs int) *plan {
+func newPlan(dialects []string, agents, pairs int) *plan {
 	nreq := agents / 2
-	p := &plan{}
+	p := &plan{dialects: dialects}
 	for i := range nreq {
-		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialectNames)})
+		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialects)})
 	}
 	for j := range agents - nreq {
-		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialectNames)})
+		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialects)})
 	}
 	for i, r := range p.requesters {
 		var others, all []int

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
@@ -38,7 +39,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	pl := newPlan(o.Agents, o.Pairs)
+	pl := newPlan(dialects.Names(), o.Agents, o.Pairs)
 	l := &load{o: o, plan: pl}
 	if err := l.connect(ctx, br); err != nil {
 		l.close()
@@ -114,25 +115,32 @@ type load struct {
 // connect dials every agent's WebSocket and waits until the bridge lists
 // them all as ready.
 func (l *load) connect(ctx context.Context, br *running) error {
+	names := l.plan.dialects
+	codecs := make([]dialects.Codec, len(names))
+	wires := make([]wire, len(names))
 	reg := builtin.Default()
+	for d, name := range names {
+		rec, found := dialects.RecordOf(name)
+		c, ok := reg.Lookup(name)
+		if !found || !ok {
+			return fmt.Errorf("loadgen: no codec for %s", name)
+		}
+		codecs[d], wires[d] = c, wireOf(rec, c)
+	}
 	dial := func(p peer) (*websocket.Conn, error) {
-		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, dialectNames[p.dialect], p.id)
+		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, names[p.dialect], p.id)
 		dctx, cancel := context.WithTimeout(ctx, connectWait)
 		defer cancel()
 		c, _, err := websocket.Dial(dctx, u, nil)
 		if err != nil {
-			return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, dialectNames[p.dialect], err)
+			return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, names[p.dialect], err)
 		}
 		c.SetReadLimit(-1)
 		l.conns = append(l.conns, c)
 		return c, nil
 	}
 	for _, p := range l.plan.responders {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
-		r := newResponder(p, c, len(l.plan.requesters), l.o.FailEvery)
+		r := newResponder(p, codecs[p.dialect], wires[p.dialect], len(l.plan.requesters), l.o.FailEvery)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -140,15 +148,11 @@ func (l *load) connect(ctx context.Context, br *running) error {
 		l.responders = append(l.responders, r)
 	}
 	for i, p := range l.plan.requesters {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
 		targets := make([]peer, len(l.plan.targets[i]))
 		for k, j := range l.plan.targets[i] {
 			targets[k] = l.plan.responders[j]
 		}
-		r := newRequester(p, i, c, targets, l.plan.quota[i], l.o.Window)
+		r := newRequester(p, i, codecs[p.dialect], wires[p.dialect], targets, l.plan.quota[i], l.o.Window, len(names))
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
