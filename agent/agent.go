@@ -23,7 +23,7 @@ type Options struct {
 	// ID is the agent's id. "" is "<dialect>-agent", written as the dialect
 	// writes ids ("BLUELABEL-AGENT" for bluelabel).
 	ID string
-	// Dialect is the built-in dialect the agent speaks.
+	// Dialect is the dialect the agent speaks: a registered one.
 	Dialect string
 	// Tools are the names of the tools the agent offers; nil offers all of
 	// them (ToolNames).
