@@ -2,7 +2,6 @@ package sixth_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -222,7 +221,7 @@ func startBridge(t *testing.T) (string, *server.Server) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
-	srv, err := server.New(cfg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := server.New(cfg, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
