@@ -439,6 +439,7 @@ func (b *Bridge) queueRefusal(err error, to *Session, env *canonical.Envelope) *
 	}
 	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
 	if errors.Is(err, delivery.ErrQueueFull) {
+		b.tables.queue.Dropped(1)
 		yes := true
 		e.Retryable = &yes
 		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, to.out.Limit())

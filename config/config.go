@@ -37,8 +37,20 @@ type Config struct {
 	HTTP            HTTP
 	MCP             MCP
 	Cluster         Cluster
+	Memory          Memory
+	PProf           bool // serve /debug/pprof/ on the listener
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
+}
+
+// Memory bounds the bridge's tables and sets the Go runtime's memory
+// settings (memory:).
+type Memory struct {
+	DedupeEntries   int   // messages the dedupe table remembers
+	DedupeAnswers   int   // bytes of answers kept for repeated requests
+	PendingRequests int   // requests open at once
+	GOGC            int   // the collector's target percentage; 0: off
+	Limit           int64 // a soft memory limit in bytes; 0: none
 }
 
 // HTTP configures the HTTP API (http:).

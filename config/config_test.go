@@ -101,6 +101,7 @@ func TestParseEveryKey(t *testing.T) {
 		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
+		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, GOGC: 100},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			// No restart_backoff for agents the bridge does not dial or run.
@@ -342,6 +343,28 @@ circuit_breaker: {failure_threshold: 2, reset_timeout: 200ms, half_open_requests
 	} {
 		if _, err := Parse("r.yaml", []byte(tc.in), nil); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestMemoryKeys: the memory section and pprof read into the Config, 0
+// meaning none for the sizes that allow it.
+func TestMemoryKeys(t *testing.T) {
+	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, gogc: 0, limit: 512MiB}\npprof: true\n"), dialects.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Memory{DedupeEntries: 10, DedupeAnswers: 0, PendingRequests: 5, GOGC: 0, Limit: 512 << 20}
+	if c.Memory != want || !c.PProf {
+		t.Errorf("memory %+v, pprof %v; want %+v, true", c.Memory, c.PProf, want)
+	}
+	for text, problem := range map[string]string{
+		"memory: {dedupe_entries: 0}\n":   `m.yaml:1: memory.dedupe_entries: "0" is not a whole number of at least 1`,
+		"memory: {limit: -1}\n":           `m.yaml:1: memory.limit: must be more than 0 bytes, got "-1"`,
+		"memory: {pending_requests: x}\n": `m.yaml:1: memory.pending_requests: "x" is not a whole number of at least 1`,
+	} {
+		if _, err := Parse("m.yaml", []byte(text), dialects.Names()); err == nil || !strings.Contains(err.Error(), problem) {
+			t.Errorf("%q: %v, want %s", text, err, problem)
 		}
 	}
 }

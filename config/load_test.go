@@ -165,3 +165,22 @@ func TestEffectiveDefault(t *testing.T) {
 		t.Errorf("config show of the default reads back as\n%+v\nnot\n%+v", c, d)
 	}
 }
+
+// TestDeployConfig: the config the container image and deploy/compose.yaml
+// run on loads, listens off loopback with the MCP face behind the token it
+// takes from MCP_TOKEN, and says clearly when that is not set.
+func TestDeployConfig(t *testing.T) {
+	const path = "../deploy/bridge.yaml"
+	t.Setenv("MCP_TOKEN", "deploy-token")
+	cfg, err := LoadAll(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "0.0.0.0:7300" || len(cfg.MCP.Tokens) != 1 || cfg.MCP.Tokens[0].Token != "deploy-token" {
+		t.Errorf("listen %q, tokens %+v", cfg.Listen, cfg.MCP.Tokens)
+	}
+	os.Unsetenv("MCP_TOKEN")
+	if _, err := LoadAll(path, nil); err == nil || !strings.Contains(err.Error(), "MCP_TOKEN is not set") {
+		t.Errorf("without MCP_TOKEN: %v", err)
+	}
+}

@@ -12,7 +12,7 @@ func (l *load) report(stopped string, elapsed time.Duration) Report {
 	r := Report{
 		Agents: o.Agents, Requesters: len(l.plan.requesters), Responders: len(l.plan.responders),
 		Validate: o.Validate, Window: o.Window, Rate: o.Rate, Payload: o.Payload, Pairs: o.Pairs,
-		Stopped: stopped, Elapsed: elapsed, Dialects: l.plan.dialects,
+		Instances: o.Instances, Stopped: stopped, Elapsed: elapsed, Dialects: l.plan.dialects,
 	}
 	kinds := map[string]*ErrorKind{}
 	var all []int64

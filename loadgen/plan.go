@@ -4,8 +4,9 @@ import "fmt"
 
 // peer is one planned agent.
 type peer struct {
-	id      string // as every dialect writes it: upper case, for bluelabel
-	dialect int    // index in plan.dialects
+	id       string // as every dialect writes it: upper case, for bluelabel
+	dialect  int    // index in plan.dialects
+	instance int    // the bridge it connects to, of the run's instances
 }
 
 // plan is who talks to whom.
@@ -22,26 +23,36 @@ type plan struct {
 }
 
 // newPlan deals agents out over dialects: the first half (rounded down)
-// requesters, the rest responders, each half round robin over the dialects. A requester
-// sends to every responder of another dialect (to all of them when there
-// is none), starting at a different one for each requester, and sends
-// pairs/requesters requests, the first pairs%requesters one more.
-func newPlan(dialects []string, agents, pairs int) *plan {
+// requesters, the rest responders, each half round robin over the
+// dialects and over the instances. A requester sends to every responder of
+// another dialect that another instance holds (with one instance, every
+// responder of another dialect; when there is none, to every responder
+// another instance holds, or to all), starting at a different one for each
+// requester, and sends pairs/requesters requests, the first
+// pairs%requesters one more.
+func newPlan(dialects []string, agents, pairs, instances int) *plan {
 	nreq := agents / 2
 	p := &plan{dialects: dialects}
 	for i := range nreq {
-		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialects)})
+		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialects), instance: i % instances})
 	}
 	for j := range agents - nreq {
-		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialects)})
+		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialects), instance: j % instances})
 	}
 	for i, r := range p.requesters {
-		var others, all []int
+		var others, away, all []int
 		for j, s := range p.responders {
 			all = append(all, j)
+			if instances > 1 && s.instance == r.instance {
+				continue
+			}
+			away = append(away, j)
 			if s.dialect != r.dialect {
 				others = append(others, j)
 			}
+		}
+		if len(others) == 0 {
+			others = away
 		}
 		if len(others) == 0 {
 			others = all

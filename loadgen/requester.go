@@ -72,12 +72,15 @@ type requester struct {
 	kinds      map[string]*ErrorKind
 }
 
-func newRequester(p peer, index int, codec dialects.Codec, w wire, targets []peer, quota, window, ndialects int) *requester {
+// newRequester returns the requester p, the index-th, of the run's
+// dialects, with its quota of requests to targets.
+func (l *load) newRequester(p peer, index int, targets []peer, quota, window int) *requester {
+	lg := &l.langs[p.dialect]
 	r := &requester{
-		peer: p, index: index, codec: codec, wire: w, targets: targets, quota: quota,
+		peer: p, index: index, codec: lg.codec, wire: lg.wire, targets: targets, quota: quota,
 		window: make(chan struct{}, window), sentAt: make([]atomic.Int64, quota),
 		answered: make([]bool, quota), lastResult: make([]int, len(targets)),
-		latency: make([][]int64, ndialects), kinds: map[string]*ErrorKind{},
+		latency: make([][]int64, len(l.langs)), kinds: map[string]*ErrorKind{},
 	}
 	for k := range r.lastResult {
 		r.lastResult[k] = -1

@@ -33,8 +33,11 @@ type responder struct {
 	stray      int64 // frames that are not a request of the run
 }
 
-func newResponder(p peer, codec dialects.Codec, w wire, requesters, failEvery int) *responder {
-	r := &responder{peer: p, codec: codec, wire: w, failEvery: failEvery, last: make([]int, requesters)}
+// newResponder returns the responder p, of the run's dialects, answering
+// requesters (numbered from 0).
+func (l *load) newResponder(p peer, requesters, failEvery int) *responder {
+	lg := &l.langs[p.dialect]
+	r := &responder{peer: p, codec: lg.codec, wire: lg.wire, failEvery: failEvery, last: make([]int, requesters)}
 	for i := range r.last {
 		r.last[i] = -1
 	}

@@ -44,7 +44,7 @@ func TestRun(t *testing.T) {
 			// of it, and a requester whose dialect has an accept
 			// (elizaacl) is also told TASK_ACCEPT for every request to a
 			// dialect without one.
-			p := newPlan(dialects.Names(), o.Agents, o.Pairs)
+			p := newPlan(dialects.Names(), o.Agents, o.Pairs, 1)
 			m := dialects.DefaultMappings()
 			accepting := func(d int) bool {
 				_, _, ok := m.Vocabulary(p.dialects[d]).Table(canonical.KindAct).Word(string(canonical.ActAccept))
@@ -78,6 +78,34 @@ func TestRun(t *testing.T) {
 				t.Errorf("%d pairs of dialects carried traffic, want all %d", len(r.ByDialect), n*(n-1))
 			}
 		})
+	}
+}
+
+// TestRunCluster drives a load through three bridges in a cluster on an
+// embedded NATS, after the same load through one bridge, and checks that
+// both carried it intact and that the report compares them.
+func TestRunCluster(t *testing.T) {
+	o := Options{Agents: 10, Pairs: 600, Instances: 3}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + r.String())
+	if r.Failed() || r.Stopped != "" {
+		t.Fatalf("problems %v, stopped %q", r.Problems(), r.Stopped)
+	}
+	if r.Single == nil || r.Single.Instances != 1 || r.Instances != 3 {
+		t.Fatalf("instances %d, single %+v", r.Instances, r.Single)
+	}
+	for name, x := range map[string]*Report{"cluster": &r, "single": r.Single} {
+		if x.Completed != int64(o.Pairs) || x.Latency.N != o.Pairs || x.Received != 2*int64(o.Pairs) {
+			t.Errorf("%s: completed %d, timed %d, received %d; want %d, %d, %d", name, x.Completed, x.Latency.N, x.Received, o.Pairs, o.Pairs, 2*o.Pairs)
+		}
+	}
+	for _, want := range []string{"3 bridges in a cluster on one NATS", "single bridge", "cross-instance", "ratio"} {
+		if !strings.Contains(r.String(), want) {
+			t.Errorf("the report does not say %q", want)
+		}
 	}
 }
 

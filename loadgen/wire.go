@@ -1,10 +1,12 @@
 package loadgen
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/tidwall/gjson"
 )
 
@@ -18,9 +20,27 @@ type wire struct {
 	taskID bool
 }
 
-// wireOf returns the wire of the dialect of rec, whose codec is c.
-func wireOf(rec dialects.Record, c dialects.Codec) wire {
-	return wire{LoadPaths: rec.Load, taskID: !c.Holds(canonical.ActRequest).Has(canonical.CID)}
+// lang is one of a run's dialects as its agents speak it: its name, its
+// codec and its wire.
+type lang struct {
+	name  string
+	codec dialects.Codec
+	wire  wire
+}
+
+// langsOf returns the dialects named, from their records.
+func langsOf(names []string) ([]lang, error) {
+	reg := builtin.Default()
+	out := make([]lang, len(names))
+	for i, name := range names {
+		rec, found := dialects.RecordOf(name)
+		c, ok := reg.Lookup(name)
+		if !found || !ok {
+			return nil, fmt.Errorf("loadgen: no codec for %s", name)
+		}
+		out[i] = lang{name: name, codec: c, wire: wire{LoadPaths: rec.Load, taskID: !c.Holds(canonical.ActRequest).Has(canonical.CID)}}
+	}
+	return out, nil
 }
 
 // answerTo returns the request id an answer names, "" when none.

@@ -88,8 +88,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
-		ForgetAfter: cfg.HTTP.ForgetAfter,
-		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
+		ForgetAfter:   cfg.HTTP.ForgetAfter,
+		DedupeEntries: cfg.Memory.DedupeEntries, DedupeAnswers: noneIfZero(cfg.Memory.DedupeAnswers), PendingRequests: cfg.Memory.PendingRequests,
+		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
 		Logger: log, Metrics: metrics,
@@ -113,6 +114,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	if cfg.PProf {
+		s.servePProf()
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.ready.Load() {
@@ -166,6 +170,15 @@ func (s *Server) joinCluster(c config.Cluster, metrics prometheus.Registerer) er
 
 // Cluster returns the server's cluster instance, nil when it runs alone.
 func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
+
+// EmbeddedNATS returns the URL of the NATS server running in the process
+// (cluster.embedded), for other instances to join; "" when there is none.
+func (s *Server) EmbeddedNATS() string {
+	if s.embedded == nil {
+		return ""
+	}
+	return s.embedded.URL()
+}
 
 // Bridge returns the server's bridge core.
 func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
@@ -280,6 +293,15 @@ func declaredTools(tools []config.Tool) []canonical.Tool {
 		out = append(out, ct)
 	}
 	return out
+}
+
+// noneIfZero maps a config size whose 0 means none to the bridge's
+// option, whose zero is its default and negative none.
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // offIfZero turns a config duration into the bridge's option: 0 in the

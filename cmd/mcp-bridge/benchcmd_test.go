@@ -23,6 +23,8 @@ func TestBenchUsage(t *testing.T) {
 		{"negative payload", []string{"--payload", "-3"}, "bench: payload -3:"},
 		{"negative fail-every", []string{"--fail-every", "-1"}, "bench: fail-every -1:"},
 		{"no time", []string{"--timeout", "0s"}, "bench: timeout 0s: more than 0"},
+		{"no instance", []string{"--instances", "0"}, "bench: instances 0: at least 1"},
+		{"a cluster of two agents", []string{"--instances", "2", "--agents", "2"}, "bench: agents 2: at least 3 with 2 instances"},
 		{"not a number", []string{"--pairs", "many"}, `invalid value "many" for flag -pairs`},
 		{"a stray argument", []string{"--pairs", "10", "extra"}, `bench: unexpected argument "extra"`},
 		{"unknown flag", []string{"--verbose"}, "flag provided but not defined"},
@@ -54,6 +56,8 @@ func TestBench(t *testing.T) {
 			[]string{"10 agents (5 requesters, 5 responders, over 5 dialects), validate schema, window 8", "500 asked, 500 sent, 500 completed", "lost         0", "\nPASS: "}},
 		{"decode, a fixed rate", []string{"--agents", "10", "--pairs", "200", "--validate", "decode", "--rate", "2000", "--window", "2"}, exitOK,
 			[]string{"validate decode, window 2, 2000 pairs/s offered", "200 completed", "\nPASS: "}},
+		{"a cluster", []string{"--agents", "10", "--pairs", "300", "--instances", "2"}, exitOK,
+			[]string{"2 bridges in a cluster on one NATS, every pair across instances", "300 completed", "single bridge", "cross-instance", "\nPASS: "}},
 		{"errors", []string{"--agents", "10", "--pairs", "500", "--fail-every", "10"}, exitInvalid,
 			[]string{"450 completed", "errors       50", "\nFAIL: 50 errors\n"}},
 	}
