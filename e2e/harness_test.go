@@ -54,9 +54,6 @@ func aliases() string {
 			b.WriteString("  " + d + ":\n" + strings.Join(entries, ""))
 		}
 	}
-	if b.Len() == 0 {
-		return ""
-	}
 	return "aliases:\n" + b.String()
 }
 
