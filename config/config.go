@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // DefaultClusterListen is where an embedded NATS listens by default.
@@ -167,7 +167,7 @@ const defaultName = "config/default.yaml"
 // Default returns the embedded default config, default.yaml: a loopback
 // listener and no agents. It panics if the embedded file does not parse.
 func Default() *Config {
-	c, err := Parse(defaultName, defaultFile, builtin.Names)
+	c, err := Parse(defaultName, defaultFile, dialects.Names())
 	if err != nil {
 		panic(fmt.Sprintf("the embedded default config: %v", err))
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 const everyKey = `listen: 0.0.0.0:8080
@@ -67,7 +67,7 @@ agents:
 `
 
 func TestParseEveryKey(t *testing.T) {
-	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), builtin.Names)
+	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestParseEveryKey(t *testing.T) {
 }
 
 func TestDefaultsApplied(t *testing.T) {
-	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), builtin.Names)
+	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestValues(t *testing.T) {
 	t.Setenv("MCP_BRIDGE_TEST_SIZE", "2KiB")
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
-			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)
+			cfg, err := Parse("serve.yaml", []byte(c.text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestRelativePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse(c.name, []byte(text), builtin.Names)
+			cfg, err := Parse(c.name, []byte(text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +245,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mappings: [site.yaml]\nagents: [{id: A, dialect: fuse, command: [./a]}]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, builtin.Names)
+	c, err := Load(path, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,12 +257,12 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("listen: nowhere\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(bad, builtin.Names)
+	_, err = Load(bad, dialects.Names())
 	if want := bad + `:1: listen: "nowhere" is not host:port: missing port in address`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 
-	_, err = Load(filepath.Join(dir, "missing.yaml"), builtin.Names)
+	_, err = Load(filepath.Join(dir, "missing.yaml"), dialects.Names())
 	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "read config: ") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestDefaultExample(t *testing.T) {
 	for _, line := range strings.Split(example, "\n") {
 		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ") + "\n")
 	}
-	c, err := Parse("example.yaml", []byte(b.String()), builtin.Names)
+	c, err := Parse("example.yaml", []byte(b.String()), dialects.Names())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
@@ -350,7 +350,7 @@ circuit_breaker: {failure_threshold: 2, reset_timeout: 200ms, half_open_requests
 // TestMemoryKeys: the memory section and pprof read into the Config, 0
 // meaning none for the sizes that allow it.
 func TestMemoryKeys(t *testing.T) {
-	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, gogc: 0, limit: 512MiB}\npprof: true\n"), builtin.Names)
+	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, gogc: 0, limit: 512MiB}\npprof: true\n"), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestMemoryKeys(t *testing.T) {
 		"memory: {limit: -1}\n":           `m.yaml:1: memory.limit: must be more than 0 bytes, got "-1"`,
 		"memory: {pending_requests: x}\n": `m.yaml:1: memory.pending_requests: "x" is not a whole number of at least 1`,
 	} {
-		if _, err := Parse("m.yaml", []byte(text), builtin.Names); err == nil || !strings.Contains(err.Error(), problem) {
+		if _, err := Parse("m.yaml", []byte(text), dialects.Names()); err == nil || !strings.Contains(err.Error(), problem) {
 			t.Errorf("%q: %v, want %s", text, err, problem)
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // agent is the start of a file with one agent, A, whose entry begins on
@@ -120,7 +120,7 @@ func TestBadFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse("bad.yaml", []byte(c.text), builtin.Names)
+			cfg, err := Parse("bad.yaml", []byte(c.text), dialects.Names())
 			if err == nil || err.Error() != c.want {
 				t.Errorf("got %v\nwant %s", err, c.want)
 			}

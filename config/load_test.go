@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // write writes files into a new directory and returns it.
@@ -131,11 +131,11 @@ agents:
 	if err := os.WriteFile(back, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Load(file, builtin.Names)
+	want, err := Load(file, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(back, builtin.Names)
+	got, err := Load(back, dialects.Names())
 	if err != nil {
 		t.Fatalf("config show's output does not read back: %v\n%s", err, text)
 	}
@@ -155,7 +155,7 @@ func TestEffectiveDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Parse("shown.yaml", out, builtin.Names)
+	c, err := Parse("shown.yaml", out, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 )
 
 // probeRequests is how many round trips one probe of latency times, one
@@ -46,7 +44,7 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 	out := &IdleReport{Agents: l.o.Idle}
 	brs := &bridges{list: []*running{br}}
 	// The unloaded round trip, to a responder of the probe's own.
-	lone := peer{id: "PROBE-RSP", dialect: slices.Index(dialectNames, "swarm")}
+	lone := peer{id: "PROBE-RSP", dialect: slices.Index(l.plan.dialects, "swarm")}
 	if err := l.serveIdle(ctx, brs, []peer{lone}); err != nil {
 		return nil, err
 	}
@@ -61,7 +59,7 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 	}
 	peers := make([]peer, l.o.Idle)
 	for i := range peers {
-		peers[i] = peer{id: fmt.Sprintf("IDLE-%05d", i), dialect: i % len(dialectNames)}
+		peers[i] = peer{id: fmt.Sprintf("IDLE-%05d", i), dialect: i % len(l.langs)}
 	}
 	began := time.Now()
 	if err := l.serveIdle(ctx, brs, peers); err != nil {
@@ -89,7 +87,6 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 // what it is sent until the run closes its connection, and waits until
 // the bridge lists them all READY.
 func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error {
-	reg := builtin.Default()
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -98,7 +95,6 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error 
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			codec, _ := reg.Lookup(dialectNames[p.dialect])
 			c, err := l.dial(ctx, brs.list[0], p)
 			if err != nil {
 				mu.Lock()
@@ -106,7 +102,7 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error 
 				mu.Unlock()
 				return
 			}
-			r := newResponder(p, codec, len(l.plan.requesters)+1, 0)
+			r := l.newResponder(p, len(l.plan.requesters)+1, 0)
 			r.conn = c
 			go func() { _ = r.run(context.Background()) }()
 		})
@@ -133,14 +129,12 @@ func orFirst(first, err error) error {
 // probe times probeRequests round trips from a collab requester named id
 // to targets in turn, one at a time, and returns their latency.
 func (l *load) probe(ctx context.Context, br *running, id string, targets []peer) (Latency, error) {
-	reg := builtin.Default()
-	p := peer{id: id, dialect: slices.Index(dialectNames, "collab")}
-	codec, _ := reg.Lookup("collab")
+	p := peer{id: id, dialect: slices.Index(l.plan.dialects, "collab")}
 	c, err := l.dial(ctx, br, p)
 	if err != nil {
 		return Latency{}, err
 	}
-	r := newRequester(p, len(l.plan.requesters), codec, targets, probeRequests, 1)
+	r := l.newRequester(p, len(l.plan.requesters), targets, probeRequests, 1)
 	r.conn = c
 	pr := &progress{base: time.Now(), stop: make(chan struct{})}
 	read := make(chan struct{})

@@ -26,7 +26,7 @@ const (
 type Options struct {
 	// Agents is how many agents connect: the first half (rounded down)
 	// are requesters, the rest responders, each half spread round robin
-	// over the five dialects. At least 2.
+	// over every registered dialect. At least 2.
 	Agents int
 	// Pairs is how many request/answer pairs are sent in all, shared
 	// evenly among the requesters.

@@ -17,6 +17,9 @@ type Report struct {
 	Rate                           float64 // offered pairs per second; 0: as fast as the window allows
 	Payload                        int     // filler bytes per request
 	Pairs                          int     // asked for
+	// Dialects are those the agents were dealt over: every registered
+	// dialect.
+	Dialects []string
 	// Instances is how many bridges carried it, as one cluster when
 	// more than one: every pair then crossed instances.
 	Instances int
@@ -156,7 +159,7 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "mcp-bridge load: %d agents (%s, %s, over %s), validate %s, window %d, %s",
 		r.Agents, plural(r.Requesters, "requester"), plural(r.Responders, "responder"),
-		plural(min(r.Responders, len(dialectNames)), "dialect"), r.Validate, r.Window, rate)
+		plural(min(r.Responders, len(r.Dialects)), "dialect"), r.Validate, r.Window, rate)
 	if r.Payload > 0 {
 		fmt.Fprintf(&b, ", %d B filler", r.Payload)
 	}
@@ -245,13 +248,13 @@ func (r *Report) dialectTable(b *strings.Builder) {
 		cells[[2]string{p.From, p.To}] = p.Latency
 	}
 	fmt.Fprintf(b, "\n  round trips by dialect, p50 / p99 (ms); rows: requester, columns: responder\n  %-10s", "")
-	for _, to := range dialectNames {
+	for _, to := range r.Dialects {
 		fmt.Fprintf(b, " %15s", to)
 	}
 	b.WriteString("\n")
-	for _, from := range dialectNames {
+	for _, from := range r.Dialects {
 		fmt.Fprintf(b, "  %-10s", from)
-		for _, to := range dialectNames {
+		for _, to := range r.Dialects {
 			l, ok := cells[[2]string{from, to}]
 			if !ok {
 				fmt.Fprintf(b, " %15s", "-")

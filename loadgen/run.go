@@ -16,7 +16,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
@@ -58,8 +58,11 @@ func runOnce(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	pl := newPlan(o.Agents, o.Pairs, o.Instances)
+	pl := newPlan(dialects.Names(), o.Agents, o.Pairs, o.Instances)
 	l := &load{o: o, plan: pl}
+	if l.langs, err = langsOf(pl.dialects); err != nil {
+		return Report{}, errors.Join(err, brs.stop())
+	}
 	if err := l.connect(ctx, brs); err != nil {
 		l.close()
 		if ctx.Err() != nil {
@@ -228,6 +231,7 @@ type load struct {
 	mu         sync.Mutex // guards conns
 	o          Options
 	plan       *plan
+	langs      []lang // the plan's dialects, as the run speaks them
 	requesters []*requester
 	responders []*responder
 	conns      []*websocket.Conn
@@ -237,15 +241,10 @@ type load struct {
 // connect dials every agent's WebSocket, each to its instance, and waits
 // until every bridge lists them all as ready.
 func (l *load) connect(ctx context.Context, brs *bridges) error {
-	reg := builtin.Default()
 	dial := func(p peer) (*websocket.Conn, error) { return l.dial(ctx, brs.list[p.instance], p) }
 	for _, p := range l.plan.responders {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
 		// One more requester than the plan's: the probe of idle agents.
-		r := newResponder(p, c, len(l.plan.requesters)+1, l.o.FailEvery)
+		r := l.newResponder(p, len(l.plan.requesters)+1, l.o.FailEvery)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -253,15 +252,11 @@ func (l *load) connect(ctx context.Context, brs *bridges) error {
 		l.responders = append(l.responders, r)
 	}
 	for i, p := range l.plan.requesters {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
 		targets := make([]peer, len(l.plan.targets[i]))
 		for k, j := range l.plan.targets[i] {
 			targets[k] = l.plan.responders[j]
 		}
-		r := newRequester(p, i, c, targets, l.plan.quota[i], l.o.Window)
+		r := l.newRequester(p, i, targets, l.plan.quota[i], l.o.Window)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -309,12 +304,12 @@ func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within 
 // dial connects the agent p to the bridge br; the run closes the
 // connection at its end.
 func (l *load) dial(ctx context.Context, br *running, p peer) (*websocket.Conn, error) {
-	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, dialectNames[p.dialect], p.id)
+	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, l.langs[p.dialect].name, p.id)
 	dctx, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
 	c, _, err := websocket.Dial(dctx, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, dialectNames[p.dialect], err)
+		return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, l.langs[p.dialect].name, err)
 	}
 	c.SetReadLimit(-1)
 	l.mu.Lock()

@@ -22,8 +22,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
@@ -53,16 +53,13 @@ type Server struct {
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
-// embedded defaults, the run-time policy (serve.yaml), the config's
+// dialects' defaults, the run-time policy (serve.yaml), the config's
 // mapping files, then extra (the --mapping flags).
 func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	m, err := mappings.Defaults()
-	if err != nil {
-		return nil, err
-	}
+	m := dialects.DefaultMappings()
 	if err := m.Add(ServePolicyFile, servePolicy); err != nil {
 		return nil, err
 	}

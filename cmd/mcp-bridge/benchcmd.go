@@ -23,7 +23,7 @@ const benchSynopsis = "[--agents 100] [--pairs 200000] [--rate 0] [--window 8] [
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench", benchSynopsis, stderr)
 	o := loadgen.Options{}
-	fs.IntVar(&o.Agents, "agents", loadgen.DefaultAgents, "agents: half requesters, half responders, spread over the five dialects (at least 2)")
+	fs.IntVar(&o.Agents, "agents", loadgen.DefaultAgents, "agents: half requesters, half responders, spread over the dialects (at least 2)")
 	fs.IntVar(&o.Pairs, "pairs", loadgen.DefaultPairs, "request/answer pairs in all, shared among the requesters")
 	fs.Float64Var(&o.Rate, "rate", 0, "offered load in pairs per second over all requesters; 0: as fast as the window allows")
 	fs.IntVar(&o.Window, "window", loadgen.DefaultWindow, "requests one requester may have unanswered at once")
