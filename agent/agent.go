@@ -23,7 +23,7 @@ type Options struct {
 	// ID is the agent's id. "" is "<dialect>-agent", written as the dialect
 	// writes ids ("BLUELABEL-AGENT" for bluelabel).
 	ID string
-	// Dialect is the built-in dialect the agent speaks.
+	// Dialect is the dialect the agent speaks: a registered one.
 	Dialect string
 	// Tools are the names of the tools the agent offers; nil offers all of
 	// them (ToolNames).
@@ -67,7 +67,7 @@ var registry = sync.OnceValue(builtin.Default)
 func New(o Options) (*Agent, error) {
 	codec, found := registry().Lookup(o.Dialect)
 	if !found {
-		return nil, fmt.Errorf("agent: unknown dialect %q (the dialects are %s)", o.Dialect, strings.Join(builtin.Names, ", "))
+		return nil, fmt.Errorf("agent: unknown dialect %q (the dialects are %s)", o.Dialect, strings.Join(dialects.Names(), ", "))
 	}
 	tools, err := selectTools(o.Tools)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // call is one outstanding Call: the keys a reply may quote, and where its
@@ -105,7 +106,7 @@ func (a *Agent) Send(ctx context.Context, env *canonical.Envelope) error {
 // is that capability and action, and a name without "/" the action alone;
 // elsewhere the name is the operation's name, as it is.
 func (a *Agent) Operation(name string) canonical.Operation {
-	if a.codec.Holds(canonical.ActRequest).Has(canonical.CCapability) {
+	if dialects.TwoLevel(a.codec) {
 		if c, n, two := strings.Cut(name, "/"); two {
 			return canonical.Operation{Capability: c, Name: n}
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // failureAs is what a dialect makes of a failure the agent sends: the act
@@ -76,7 +76,7 @@ func TestCalls(t *testing.T) {
 		{name: "sentiment no text", op: sentiment, args: `{"language":"en"}`, code: canonical.ErrInvalidArguments, msg: []string{`"text"`}},
 		{name: "unknown tool", op: op("translate"), args: `{}`, code: canonical.ErrNotFound, msg: []string{`"translate"`, "echo, add, sleep, fail, debug_code, sentiment-analysis"}},
 	}
-	for _, dialect := range builtin.Names {
+	for _, dialect := range dialects.Names() {
 		t.Run(dialect, func(t *testing.T) {
 			p := startPair(t, dialect, "news")
 			for _, tc := range cases {
@@ -122,7 +122,7 @@ func TestCalls(t *testing.T) {
 // TestSleepBlocksNothing checks that a request being answered slowly holds
 // up no other: an echo is answered while a long sleep is still under way.
 func TestSleepBlocksNothing(t *testing.T) {
-	for _, dialect := range builtin.Names {
+	for _, dialect := range dialects.Names() {
 		t.Run(dialect, func(t *testing.T) {
 			p := startPair(t, dialect)
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

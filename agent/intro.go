@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // Introduction returns the frames the agent opens a connection with: its
@@ -35,7 +36,7 @@ func (a *Agent) Introduction() [][]byte {
 // receiver.
 func (a *Agent) subscriptions() [][]byte {
 	op := canonical.Operation{Name: "subscribe"}
-	if a.codec.Holds(canonical.ActRequest).Has(canonical.CCapability) {
+	if dialects.TwoLevel(a.codec) {
 		op.Capability = "events"
 	}
 	var out [][]byte

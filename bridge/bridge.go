@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"sync"
@@ -41,6 +42,14 @@ type Options struct {
 	// again within it is delivered once (default 1 minute; negative turns
 	// duplicate suppression off).
 	DedupeWindow time.Duration
+	// DedupeEntries bounds the messages the dedupe table remembers
+	// (default 100,000); DedupeAnswers the bytes of answers it keeps for
+	// requests sent again (default 8 MiB; negative keeps none). Past them
+	// the oldest go first.
+	DedupeEntries, DedupeAnswers int
+	// PendingRequests bounds the requests open at once (default 100,000):
+	// past it the oldest is answered unavailable.
+	PendingRequests int
 	// Heartbeat is how often connections that can be pinged (WebSocket)
 	// are; an agent that misses 3 in a row is UNAVAILABLE (default 10 s;
 	// negative turns heartbeats off).
@@ -75,6 +84,8 @@ const (
 	DefaultQueueTotal     = 100000
 	DefaultDedupeWindow   = time.Minute
 	DefaultHeartbeat      = 10 * time.Second
+	// DefaultPendingRequests bounds the requests open at once.
+	DefaultPendingRequests = 100_000
 )
 
 // Bridge routes messages between the agents attached to it, and between
@@ -95,6 +106,7 @@ type Bridge struct {
 	metrics        *metrics.Metrics
 	redactor       redactor
 	dedupe         *dedupe // nil: off
+	tables         tables
 	heartbeatEvery time.Duration
 	forgetAfter    time.Duration
 	retries        resilience.RetryPolicy
@@ -142,7 +154,7 @@ func New(opts Options) (*Bridge, error) {
 		log:           opts.Logger,
 		forgetAfter:   opts.ForgetAfter,
 		dir:           directory.New[endpoint](),
-		pending:       correlation.NewTable[endpoint, *agent](),
+		pending:       correlation.NewTable[endpoint, *agent](cmp.Or(max(opts.PendingRequests, 0), DefaultPendingRequests)),
 		sessions:      map[*Session]struct{}{},
 	}
 	if b.id == "" {
@@ -178,11 +190,12 @@ func New(opts Options) (*Bridge, error) {
 	if b.heartbeatEvery == 0 {
 		b.heartbeatEvery = DefaultHeartbeat
 	}
-	switch {
-	case opts.DedupeWindow == 0:
-		b.dedupe = newDedupe(DefaultDedupeWindow)
-	case opts.DedupeWindow > 0:
-		b.dedupe = newDedupe(opts.DedupeWindow)
+	if opts.DedupeWindow >= 0 {
+		answers := cmp.Or(opts.DedupeAnswers, DefaultDedupeAnswers)
+		if answers < 0 {
+			answers = 0
+		}
+		b.dedupe = newDedupe(cmp.Or(opts.DedupeWindow, DefaultDedupeWindow), cmp.Or(max(opts.DedupeEntries, 0), DefaultDedupeEntries), answers)
 	}
 	b.stopped = make(chan struct{})
 	m, err := metrics.New(opts.Metrics, func() float64 { return float64(b.pending.Count()) })
@@ -190,6 +203,9 @@ func New(opts Options) (*Bridge, error) {
 		return nil, err
 	}
 	b.metrics = m
+	if err := b.tableMetrics(); err != nil {
+		return nil, err
+	}
 	b.dir.Watch(b.observe)
 	if b.heartbeatEvery > 0 {
 		b.heartbeats(b.heartbeatEvery)

@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -23,7 +22,7 @@ import (
 func newTestBridge(t testing.TB, opts Options) (*Bridge, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	opts.Registry, opts.Mappings, opts.Metrics = builtin.Default(), mappings.MustDefaults(), reg
+	opts.Registry, opts.Mappings, opts.Metrics = builtin.Default(), dialects.DefaultMappings(), reg
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 	}

@@ -138,13 +138,7 @@ func (b *Bridge) answerSender(ep endpoint, env *canonical.Envelope, reply *canon
 	if reply.Sender.ID == "" {
 		reply.Sender.ID = b.id
 	}
-	reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
-	reply.CorrelationID = env.CorrelationID
-	reply.TaskID = env.TaskID
-	reply.Trace = env.Trace
-	if env.Sender.ID != "" {
-		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
-	}
+	correlate(reply, env)
 	if _, err := ep.deliver(&outgoing{env: reply, final: true, byBridge: true, failed: b.unsent("bridge answer", ep, reply)}); err != nil {
 		b.log.Warn("bridge answer not delivered", "dialect", env.Origin.Dialect, "act", reply.Act, "error", err.Message)
 	}

@@ -1,11 +1,13 @@
 package bridge
 
 import (
-	"strings"
+	"hash/maphash"
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -15,47 +17,32 @@ import (
 // sent again is answered from the first: with its answer once that comes
 // (again for each copy), or at once with the answer already given.
 
-// The bounds of the dedupe table: how many messages it remembers, and how
-// many bytes of answers it keeps for requests sent again.
+// The defaults of the dedupe table's bounds (config memory:).
 const (
-	dedupeMaxKeys    = 100_000
-	dedupeMaxAnswers = 32 << 20
-	dedupeMaxAnswer  = 64 << 10
+	DefaultDedupeEntries = 100_000
+	DefaultDedupeAnswers = 8 << 20
 )
 
-// seen is what the bridge remembers of one message.
-type seen struct {
-	key string
-	at  time.Time
-	// For a request: the token of the open request while it waits, then
-	// its answer (nil when it was not kept).
-	token  string
-	answer *Outbound
-}
+// dedupeID is a message's identity in the dedupe table: a 128-bit hash of
+// its sender and ids (see identify). The zero value is no identity.
+type dedupeID = correlation.DedupeKey
 
-// dedupe remembers recent messages by key, oldest first.
-type dedupe struct {
-	window time.Duration
-	mu     sync.Mutex
-	byKey  map[string]*seen
-	order  []*seen // by arrival; the front is the oldest
-	bytes  int     // of kept answers
-}
+// dedupeSeeds seed the two 64-bit halves of a dedupeID.
+var dedupeSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-func newDedupe(window time.Duration) *dedupe {
-	return &dedupe{window: window, byKey: map[string]*seen{}}
-}
-
-// dedupeKey returns the identity of env from the agent sender, or "" when
-// it has none to go by. An answer's identity includes what it answers: an
-// agent that restarts and counts its message ids from one again is not
-// repeating its earlier answers.
-func dedupeKey(sender string, env *canonical.Envelope) string {
+// identify returns the identity of env from the agent sender, or false
+// when it has none to go by. An answer's identity includes what it
+// answers: an agent that restarts and counts its message ids from one
+// again is not repeating its earlier answers. Only a hash is kept: at
+// 100,000 entries the chance that two different messages share one is
+// about 1 in 10^29.
+func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
+	var parts [6]string
 	switch {
 	case env.ID != "" && env.Act.IsReply():
-		return sender + "\x00id\x00" + env.ID + "\x00" + env.InReplyTo + "\x00" + env.CorrelationID + "\x00" + env.TaskID
+		parts = [6]string{sender, "id", env.ID, env.InReplyTo, env.CorrelationID, env.TaskID}
 	case env.ID != "":
-		return sender + "\x00id\x00" + env.ID
+		parts = [6]string{sender, "id", env.ID}
 	case env.TaskID != "":
 		retry := "0"
 		for _, f := range env.Extra {
@@ -63,45 +50,105 @@ func dedupeKey(sender string, env *canonical.Envelope) string {
 				retry = string(f.Value)
 			}
 		}
-		return sender + "\x00task\x00" + string(env.Act) + "\x00" + env.TaskID + "\x00" + retry
+		parts = [6]string{sender, "task", string(env.Act), env.TaskID, retry}
+	default:
+		return dedupeID{}, false
 	}
-	return ""
+	var id dedupeID
+	for i, seed := range dedupeSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, p := range parts {
+			_, _ = h.WriteString(p)
+			_ = h.WriteByte(0)
+		}
+		id[i] = h.Sum64()
+	}
+	if id == (dedupeID{}) {
+		id[1] = 1
+	}
+	return id, true
 }
 
-// check records key, or returns what was recorded under it within the
+// seen is what the bridge remembers of one message.
+type seen struct {
+	id dedupeID
+	at int64 // when it came, in Unix nanoseconds
+	// For a request: the token of the open request while it waits, then
+	// its answer (nil when it was not kept, or no longer is).
+	token  string
+	answer *Outbound
+}
+
+// dedupe remembers recent messages by identity, oldest first, within its
+// bounds: maxEntries messages, maxAnswers bytes of answers.
+type dedupe struct {
+	window     time.Duration
+	maxEntries int
+	maxAnswers int
+	mu         sync.Mutex
+	byID       map[dedupeID]*seen
+	order      fifo[*seen] // by arrival; the front is the oldest
+	answers    fifo[*seen] // those whose answer was kept, oldest first
+	bytes      int         // of kept answers
+	// entries and kept count what went past the bounds; nil counts
+	// nothing.
+	entries, kept *metrics.Table
+}
+
+func newDedupe(window time.Duration, maxEntries, maxAnswers int) *dedupe {
+	return &dedupe{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers, byID: map[dedupeID]*seen{}}
+}
+
+// check records id, or returns what was recorded under it within the
 // window: a duplicate.
-func (d *dedupe) check(key string, now time.Time) (first *seen, dup bool) {
+func (d *dedupe) check(id dedupeID, now time.Time) (first *seen, dup bool) {
+	at := now.UnixNano()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.expireLocked(now)
-	if s := d.byKey[key]; s != nil {
+	d.expireLocked(at)
+	if s := d.byID[id]; s != nil {
 		return s, true
 	}
-	s := &seen{key: strings.Clone(key), at: now}
-	d.byKey[s.key] = s
-	d.order = append(d.order, s)
-	if len(d.order) > dedupeMaxKeys {
+	s := &seen{id: id, at: at}
+	d.byID[id] = s
+	d.order.push(s)
+	if d.order.len() > d.maxEntries {
 		d.dropLocked()
+		count(d.entries, 1)
 	}
 	return s, false
 }
 
+// count adds n to t, if there is a t.
+func count(t *metrics.Table, n int) {
+	if t != nil {
+		t.Dropped(n)
+	}
+}
+
 // expireLocked forgets what is older than the window.
-func (d *dedupe) expireLocked(now time.Time) {
-	for len(d.order) > 0 && now.Sub(d.order[0].at) > d.window {
+func (d *dedupe) expireLocked(now int64) {
+	for d.order.len() > 0 && time.Duration(now-d.order.front().at) > d.window {
 		d.dropLocked()
 	}
 }
 
+// dropLocked forgets the oldest message, and its kept answer.
 func (d *dedupe) dropLocked() {
-	s := d.order[0]
-	d.order[0] = nil
-	d.order = d.order[1:]
-	if d.byKey[s.key] == s {
-		delete(d.byKey, s.key)
+	s := d.order.pop()
+	if d.byID[s.id] == s {
+		delete(d.byID, s.id)
 	}
+	d.forgetAnswerLocked(s)
+}
+
+// forgetAnswerLocked drops s's kept answer, if it has one; its place in
+// the answers queue is skipped when it comes to the front.
+func (d *dedupe) forgetAnswerLocked(s *seen) {
 	if s.answer != nil {
 		d.bytes -= len(s.answer.Frame)
+		s.answer = nil
 	}
 }
 
@@ -112,21 +159,35 @@ func (d *dedupe) track(s *seen, token string) {
 	d.mu.Unlock()
 }
 
-// answered keeps the answer a request got, for copies that come later;
-// answers too large for the budget are not kept.
+// answered keeps the answer a request got, for copies that come later,
+// dropping the oldest answers kept to make room; one larger than the
+// whole budget is not kept.
 func (d *dedupe) answered(p *pending, out Outbound) {
-	if p.DedupeKey == "" || len(out.Frame) > dedupeMaxAnswer {
+	if p.DedupeKey == (dedupeID{}) {
 		return
 	}
+	n := len(out.Frame)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.byKey[p.DedupeKey]
-	if s == nil || s.token != p.Token || d.bytes+len(out.Frame) > dedupeMaxAnswers {
+	s := d.byID[p.DedupeKey]
+	if s == nil || s.token != p.Token {
 		return
 	}
-	s.answer = &out
 	s.token = ""
-	d.bytes += len(out.Frame)
+	if n > d.maxAnswers {
+		count(d.kept, 1)
+		return
+	}
+	for d.bytes+n > d.maxAnswers {
+		old := d.answers.pop()
+		if old.answer != nil {
+			d.forgetAnswerLocked(old)
+			count(d.kept, 1)
+		}
+	}
+	s.answer = &out
+	d.bytes += n
+	d.answers.push(s)
 }
 
 // state returns, under the lock, what the first copy has come to: the
@@ -135,6 +196,39 @@ func (d *dedupe) state(s *seen) (string, *Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return s.token, s.answer
+}
+
+// size returns how many messages the table remembers and how many bytes
+// of answers it keeps.
+func (d *dedupe) size() (entries, bytes int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.order.len(), d.bytes
+}
+
+// fifo is a first-in first-out queue that reuses its memory.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+func (q *fifo[T]) front() T { return q.items[q.head] }
+func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
+func (q *fifo[T]) pop() T {
+	var zero T
+	v := q.items[q.head]
+	q.items[q.head] = zero
+	q.head++
+	// Once the front half is spent, move the rest down, so that append
+	// reuses the array instead of growing it.
+	if q.head >= 1024 && q.head*2 >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items = q.items[:n]
+		q.head = 0
+	}
+	return v
 }
 
 // duplicate handles a message its sender sent before within the window:

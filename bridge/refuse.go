@@ -108,15 +108,21 @@ func errorReply(env *canonical.Envelope, e *canonical.Error) *canonical.Envelope
 		Error:   e,
 	}
 	if env != nil {
-		reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
-		reply.CorrelationID = env.CorrelationID
-		reply.TaskID = env.TaskID
-		reply.Trace = env.Trace
-		if env.Sender.ID != "" {
-			reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
-		}
+		correlate(reply, env)
 	}
 	return reply
+}
+
+// correlate makes reply, the bridge's own, answer env: it names env's ids
+// and trace, and goes to env's sender.
+func correlate(reply, env *canonical.Envelope) {
+	reply.InReplyTo = firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID)
+	reply.CorrelationID = env.CorrelationID
+	reply.TaskID = env.TaskID
+	reply.Trace = env.Trace
+	if env.Sender.ID != "" {
+		reply.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: env.Sender.ID}
+	}
 }
 
 // encodeError writes reply, an error from the bridge whose receiver is a

@@ -17,10 +17,10 @@ import (
 func (b *Bridge) submit(ep endpoint, env *canonical.Envelope) Receipt {
 	var first *seen
 	a := ep.bound()
-	if b.dedupe != nil && !b.answersOpenRequest(a, env) {
-		if key := dedupeKey(env.Sender.ID, env); key != "" && env.Sender.ID != "" {
+	if b.dedupe != nil && env.Sender.ID != "" && !b.answersOpenRequest(a, env) {
+		if id, ok := identify(env.Sender.ID, env); ok {
 			var dup bool
-			if first, dup = b.dedupe.check(key, time.Now()); dup {
+			if first, dup = b.dedupe.check(id, time.Now()); dup {
 				return b.duplicate(ep, env, first)
 			}
 		}
@@ -159,17 +159,20 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 		Level: delivery.LevelOf(env.Priority),
 	}
 	if first != nil {
-		p.DedupeKey = first.key
+		p.DedupeKey = first.id
 	}
 	d := correlation.TimeoutFor(env, b.timeout, now)
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task.
-	token, _ := b.pending.Open(p, d, func() {
+	token, _, oldest := b.pending.Open(p, d, func() {
 		b.dir.TimedOut(t.Agent)
 		b.outcome(t.Agent, false)
 		b.givenUp(p)
 		b.fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.Agent.ID(), d))
 	})
+	if oldest != nil {
+		b.evicted(oldest)
+	}
 	if first != nil {
 		b.dedupe.track(first, token)
 	}
@@ -188,8 +191,8 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	if b.absorbsAccept(t.Agent.Dialect(), env.Origin.Dialect) {
 		b.acknowledge(p)
 	}
-	sent := out
-	p.Out.Store(&sent)
+	// Delivery copies what it translates: out stays as it is, for retries.
+	p.Out.Store(&out)
 	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p)}
 	if c, ok := requester.(*call); ok {
 		o.sent = c.delivered

@@ -377,19 +377,33 @@ func spoofed(bound, claimed string) *canonical.Error {
 		Message: fmt.Sprintf("this connection speaks for %s; it may not send as %s", bound, claimed)}
 }
 
+// envelopePool holds the envelopes deliver copies a message into to
+// translate it.
+var envelopePool = sync.Pool{New: func() any { return new(canonical.Envelope) }}
+
 // deliver encodes o's message in the session's dialect and queues it.
 func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
 	codec, dialect, a := s.codec, s.dialect, s.agent
 	s.mu.Unlock()
-	env := *o.env
+	// The mappings edit the envelope they translate: each receiver gets a
+	// copy, from a pool when the copy is done with once encoded.
+	var env *canonical.Envelope
 	var out delivery.Outbound
 	var losses []dialects.Loss
 	if s.opts.Envelopes {
-		out.Env = &env
+		c := *o.env
+		env = &c
+		out.Env = env
 	} else {
-		res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+		env = envelopePool.Get().(*canonical.Envelope)
+		*env = *o.env
+		defer func() {
+			*env = canonical.Envelope{}
+			envelopePool.Put(env)
+		}()
+		res, err := b.tr.Encode(make([]byte, 0, encodedSize(env)), o.from, codec.Name(), env, translate.Options{CanonicalIDs: true})
 		if err != nil {
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 		}
@@ -398,14 +412,14 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			b.tapDropped(o, idOf(a), dialect, res.Losses)
 			return nil, nil
 		}
-		b.lost(&env, dialect, res)
+		b.lost(env, dialect, res)
 		out.Frame, losses = res.Output, res.Losses
 	}
 	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
 	it := &delivery.Item{
 		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),
-		Expires: expiryOf(&env, time.Now()),
+		Expires: expiryOf(env, time.Now()),
 		Force:   o.answer,
 		Failed:  o.failed,
 	}
@@ -444,6 +458,7 @@ func (b *Bridge) queueRefusal(err error, to *Session, env *canonical.Envelope) *
 	}
 	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
 	if errors.Is(err, delivery.ErrQueueFull) {
+		b.tables.queue.Dropped(1)
 		yes := true
 		e.Retryable = &yes
 		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, to.out.Limit())

@@ -277,6 +277,12 @@ func (c *Cluster) onDirectory(msg *nats.Msg) {
 	if m.From == c.opts.Name {
 		return
 	}
+	if !c.nc.IsConnected() {
+		// Still queued from before NATS went away: stale, and it would
+		// bring back agents the disconnection marked UNAVAILABLE. The
+		// snapshots asked for on reconnecting replace it.
+		return
+	}
 	c.m.received.WithLabelValues(m.Kind).Inc()
 	switch m.Kind {
 	case kindBye:

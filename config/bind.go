@@ -44,6 +44,11 @@ func bind(root *value, file string) *Config {
 		c.UI.Enabled = &on
 	}
 
+	mem := root.get("memory")
+	c.Memory = Memory{DedupeEntries: mem.int("dedupe_entries"), DedupeAnswers: mem.int("dedupe_answers"),
+		PendingRequests: mem.int("pending_requests"), GOGC: mem.int("gogc"), Limit: int64(mem.int("limit"))}
+	c.PProf = root.bool("pprof")
+
 	cl := root.get("cluster")
 	c.Cluster = Cluster{NATS: cl.str("nats"), Name: cl.str("name"), Embedded: cl.bool("embedded"), Listen: cl.str("listen"),
 		Prefix: cl.str("prefix"), Credentials: cl.str("credentials"), Token: cl.str("token"), Heartbeat: cl.dur("heartbeat")}

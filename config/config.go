@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // DefaultClusterListen is where an embedded NATS listens by default.
@@ -38,8 +38,20 @@ type Config struct {
 	MCP             MCP
 	UI              UI
 	Cluster         Cluster
+	Memory          Memory
+	PProf           bool // serve /debug/pprof/ on the listener
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
+}
+
+// Memory bounds the bridge's tables and sets the Go runtime's memory
+// settings (memory:).
+type Memory struct {
+	DedupeEntries   int   // messages the dedupe table remembers
+	DedupeAnswers   int   // bytes of answers kept for repeated requests
+	PendingRequests int   // requests open at once
+	GOGC            int   // the collector's target percentage; 0: off
+	Limit           int64 // a soft memory limit in bytes; 0: none
 }
 
 // HTTP configures the HTTP API (http:).
@@ -156,7 +168,7 @@ const defaultName = "config/default.yaml"
 // Default returns the embedded default config, default.yaml: a loopback
 // listener and no agents. It panics if the embedded file does not parse.
 func Default() *Config {
-	c, err := Parse(defaultName, defaultFile, builtin.Names)
+	c, err := Parse(defaultName, defaultFile, dialects.Names())
 	if err != nil {
 		panic(fmt.Sprintf("the embedded default config: %v", err))
 	}

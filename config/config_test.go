@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 const everyKey = `listen: 0.0.0.0:8080
@@ -72,7 +72,7 @@ agents:
 `
 
 func TestParseEveryKey(t *testing.T) {
-	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), builtin.Names)
+	c, err := Parse("/etc/bridge/serve.yaml", []byte(everyKey), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +108,7 @@ func TestParseEveryKey(t *testing.T) {
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
 		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 8 << 10, Viewers: 4, Line: 23},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
+		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, GOGC: 100},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			// No restart_backoff for agents the bridge does not dial or run.
@@ -138,7 +139,7 @@ func TestParseEveryKey(t *testing.T) {
 }
 
 func TestDefaultsApplied(t *testing.T) {
-	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), builtin.Names)
+	c, err := Parse("serve.yaml", []byte("log: {}\nagents:\n  - {id: A, dialect: swarm, url: ws://127.0.0.1:9000/}\n"), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestValues(t *testing.T) {
 	t.Setenv("MCP_BRIDGE_TEST_SIZE", "2KiB")
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
-			cfg, err := Parse("serve.yaml", []byte(c.text), builtin.Names)
+			cfg, err := Parse("serve.yaml", []byte(c.text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func TestRelativePaths(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse(c.name, []byte(text), builtin.Names)
+			cfg, err := Parse(c.name, []byte(text), dialects.Names())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +252,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mappings: [site.yaml]\nagents: [{id: A, dialect: fuse, command: [./a]}]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, builtin.Names)
+	c, err := Load(path, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +264,12 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("listen: nowhere\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(bad, builtin.Names)
+	_, err = Load(bad, dialects.Names())
 	if want := bad + `:1: listen: "nowhere" is not host:port: missing port in address`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 
-	_, err = Load(filepath.Join(dir, "missing.yaml"), builtin.Names)
+	_, err = Load(filepath.Join(dir, "missing.yaml"), dialects.Names())
 	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "read config: ") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -296,7 +297,7 @@ func TestDefaultExample(t *testing.T) {
 	for _, line := range strings.Split(example, "\n") {
 		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ") + "\n")
 	}
-	c, err := Parse("example.yaml", []byte(b.String()), builtin.Names)
+	c, err := Parse("example.yaml", []byte(b.String()), dialects.Names())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
@@ -371,7 +372,7 @@ func TestUIOn(t *testing.T) {
 		{"mcp: {tokens: [{token: all}]}\n", true, []string{"all"}},
 		{"ui: {enabled: false}\n", false, nil},
 	} {
-		cfg, err := Parse("serve.yaml", []byte(c.file), builtin.Names)
+		cfg, err := Parse("serve.yaml", []byte(c.file), dialects.Names())
 		if err != nil {
 			t.Fatalf("%q: %v", c.file, err)
 		}
@@ -380,6 +381,28 @@ func TestUIOn(t *testing.T) {
 		}
 		if got := cfg.ConsoleTokens(); !reflect.DeepEqual(got, c.tokens) {
 			t.Errorf("%q: console tokens %v, want %v", c.file, got, c.tokens)
+		}
+	}
+}
+
+// TestMemoryKeys: the memory section and pprof read into the Config, 0
+// meaning none for the sizes that allow it.
+func TestMemoryKeys(t *testing.T) {
+	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, gogc: 0, limit: 512MiB}\npprof: true\n"), dialects.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Memory{DedupeEntries: 10, DedupeAnswers: 0, PendingRequests: 5, GOGC: 0, Limit: 512 << 20}
+	if c.Memory != want || !c.PProf {
+		t.Errorf("memory %+v, pprof %v; want %+v, true", c.Memory, c.PProf, want)
+	}
+	for text, problem := range map[string]string{
+		"memory: {dedupe_entries: 0}\n":   `m.yaml:1: memory.dedupe_entries: "0" is not a whole number of at least 1`,
+		"memory: {limit: -1}\n":           `m.yaml:1: memory.limit: must be more than 0 bytes, got "-1"`,
+		"memory: {pending_requests: x}\n": `m.yaml:1: memory.pending_requests: "x" is not a whole number of at least 1`,
+	} {
+		if _, err := Parse("m.yaml", []byte(text), dialects.Names()); err == nil || !strings.Contains(err.Error(), problem) {
+			t.Errorf("%q: %v, want %s", text, err, problem)
 		}
 	}
 }

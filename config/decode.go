@@ -169,6 +169,10 @@ func parseScalar(v *value, s string) string {
 		}
 		v.x = x
 	case kindSize:
+		if f.zeroOff && s == "0" {
+			v.n = 0
+			break
+		}
 		n, problem := parseSize(s)
 		if problem != "" {
 			return problem

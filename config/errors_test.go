@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // agent is the start of a file with one agent, A, whose entry begins on
@@ -17,8 +17,8 @@ func TestBadFiles(t *testing.T) {
 		{"empty", "", "bad.yaml:1: empty config file"},
 		{"only comments", "# nothing\n", "bad.yaml:1: empty config file"},
 		{"two documents", "listen: 127.0.0.1:1\n---\nlisten: 127.0.0.1:2\n", "bad.yaml:2: a config file is one YAML document"},
-		{"not a mapping", "- a\n", "bad.yaml:1: a config file is a YAML mapping (listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, ui, cluster, agents)"},
-		{"unknown key", "listn: x\n", "bad.yaml:1: listn: unknown key (want listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, mappings, log, http, mcp, ui, cluster, agents)"},
+		{"not a mapping", "- a\n", "bad.yaml:1: a config file is a YAML mapping (listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, memory, pprof, mappings, log, http, mcp, ui, cluster, agents)"},
+		{"unknown key", "listn: x\n", "bad.yaml:1: listn: unknown key (want listen, bridge_id, max_frame, request_timeout, write_timeout, shutdown_timeout, dedupe_window, heartbeat, retry, circuit_breaker, validate, queue, memory, pprof, mappings, log, http, mcp, ui, cluster, agents)"},
 		{"bad validate", "validate: strict\n", `bad.yaml:1: validate: "strict" is not schema or decode`},
 		{"bad queue", "queue: {per_agent: 0, size: 3}\n", "bad.yaml:1: queue.per_agent: \"0\" is not a whole number of at least 1\nbad.yaml:1: queue.size: unknown key (want per_agent, total)"},
 		{"duplicate key", "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n", "bad.yaml:2: listen: duplicate key (first at line 1)"},
@@ -122,7 +122,7 @@ func TestBadFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse("bad.yaml", []byte(c.text), builtin.Names)
+			cfg, err := Parse("bad.yaml", []byte(c.text), dialects.Names())
 			if err == nil || err.Error() != c.want {
 				t.Errorf("got %v\nwant %s", err, c.want)
 			}

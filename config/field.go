@@ -46,7 +46,7 @@ type field struct {
 
 	options    []string // kindEnum: the values
 	min        float64  // kindInt and kindFloat: the least value
-	zeroOff    bool     // kindDuration: 0 (or 0s) is allowed and turns the feature off
+	zeroOff    bool     // kindDuration and kindSize: 0 (or 0s) is allowed and turns the feature off
 	allowEmpty bool     // kindString: "" is a value
 	path       bool     // kindString: a file path, taken from the config file's directory
 	secret     bool     // scalars: errors never quote it, and show prints it as written, unexpanded
@@ -198,6 +198,9 @@ func (f *field) whatOf() string {
 	case kindFloat:
 		return "a number"
 	case kindSize:
+		if f.zeroOff {
+			return "a size (1MiB, 65536), or 0 for none"
+		}
 		return "a size (1MiB, 65536)"
 	case kindDuration:
 		if f.zeroOff {

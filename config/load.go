@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/internal/located"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -55,10 +56,7 @@ func checkAll(name string, data []byte, extra []string) (*value, Errors) {
 // layered over the defaults, and the problems of those files.
 func dialectNames(files []string) ([]string, Errors) {
 	var errs Errors
-	m, err := mappings.Defaults()
-	if err != nil {
-		return builtin.Names, Errors{{File: "mappings/defaults", Line: 1, Msg: err.Error()}}
-	}
+	m := dialects.DefaultMappings()
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -74,7 +72,7 @@ func dialectNames(files []string) ([]string, Errors) {
 	}
 	reg, err := builtin.Registry(m)
 	if err != nil {
-		return builtin.Names, append(errs, &located.Error{File: "mappings", Line: 1, Msg: err.Error()})
+		return dialects.Names(), append(errs, &located.Error{File: "mappings", Line: 1, Msg: err.Error()})
 	}
 	return reg.Names(), errs
 }

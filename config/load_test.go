@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // write writes files into a new directory and returns it.
@@ -131,11 +131,11 @@ agents:
 	if err := os.WriteFile(back, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Load(file, builtin.Names)
+	want, err := Load(file, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(back, builtin.Names)
+	got, err := Load(back, dialects.Names())
 	if err != nil {
 		t.Fatalf("config show's output does not read back: %v\n%s", err, text)
 	}
@@ -155,7 +155,7 @@ func TestEffectiveDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Parse("shown.yaml", out, builtin.Names)
+	c, err := Parse("shown.yaml", out, dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +163,24 @@ func TestEffectiveDefault(t *testing.T) {
 	c.File, c.MCP.Line, d.MCP.Line, c.UI.Line, d.UI.Line = "", 0, 0, 0, 0
 	if !reflect.DeepEqual(c, d) {
 		t.Errorf("config show of the default reads back as\n%+v\nnot\n%+v", c, d)
+	}
+}
+
+// TestDeployConfig: the config the container image and deploy/compose.yaml
+// run on loads, listens off loopback with the MCP face behind the token it
+// takes from MCP_TOKEN, and says clearly when that is not set.
+func TestDeployConfig(t *testing.T) {
+	const path = "../deploy/bridge.yaml"
+	t.Setenv("MCP_TOKEN", "deploy-token")
+	cfg, err := LoadAll(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "0.0.0.0:7300" || len(cfg.MCP.Tokens) != 1 || cfg.MCP.Tokens[0].Token != "deploy-token" {
+		t.Errorf("listen %q, tokens %+v", cfg.Listen, cfg.MCP.Tokens)
+	}
+	os.Unsetenv("MCP_TOKEN")
+	if _, err := LoadAll(path, nil); err == nil || !strings.Contains(err.Error(), "MCP_TOKEN is not set") {
+		t.Errorf("without MCP_TOKEN: %v", err)
 	}
 }

@@ -87,6 +87,9 @@ func (f *field) typeName() string {
 	case kindFloat:
 		return fmt.Sprintf("number, at least %v", f.min)
 	case kindSize:
+		if f.zeroOff {
+			return "size (`1MiB`, `64KiB`, `65536`), `0`: none"
+		}
 		return "size (`1MiB`, `64KiB`, `65536`)"
 	case kindDuration:
 		if f.zeroOff {

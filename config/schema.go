@@ -68,8 +68,12 @@ func kindSchema(f *field) map[string]any {
 	case kindFloat:
 		return map[string]any{"type": "number", "minimum": f.min}
 	case kindSize:
+		least := 1
+		if f.zeroOff {
+			least = 0
+		}
 		return map[string]any{"anyOf": []any{
-			map[string]any{"type": "integer", "minimum": 1},
+			map[string]any{"type": "integer", "minimum": least},
 			map[string]any{"type": "string", "pattern": `^[0-9]+ ?(KiB|MiB|KB|MB)?$`},
 		}}
 	case kindDuration:

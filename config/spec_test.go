@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"gopkg.in/yaml.v3"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/config.md's key reference from the spec")
@@ -168,7 +169,7 @@ func wholeFile(t *testing.T) []byte {
 func TestWholeFileExample(t *testing.T) {
 	t.Setenv("MCP_TOKEN", "secret")
 	example := wholeFile(t)
-	if _, err := Parse("serve.yaml", example, builtin.Names); err != nil {
+	if _, err := Parse("serve.yaml", example, dialects.Names()); err != nil {
 		t.Fatal(err)
 	}
 	d := newDecoder("serve.yaml")

@@ -76,7 +76,7 @@ func (r *runner) build(s Send, earlier [][]*message) (msgs []*message, skip stri
 	switch s.Op {
 	case OpUnknown:
 		op := canonical.Operation{Name: unknownOperation}
-		if r.codec.Holds(canonical.ActRequest).Has(canonical.CCapability) {
+		if dialects.TwoLevel(r.codec) {
 			op.Capability = unknownCapability
 		}
 		ops = []operation{{op: op, args: "{}"}}

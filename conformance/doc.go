@@ -1,12 +1,13 @@
 // Package conformance checks an agent against its dialect's requirements,
 // over the wire: the conformance suite behind `mcp-bridge conformance`.
 //
-// Requirements are data: conformance/requirements/<dialect>.yaml (embedded)
-// gives each an id, the spec section it comes from, a level (MUST or
-// SHOULD) and how it is checked, composed of a few generic steps (send a
-// request, a capability query, an event, a raw frame; wait for an answer,
-// or for silence) and checks (the answer's act, its correlation, its time,
-// members at JSON paths). Every frame the agent sends is also decoded and
+// Requirements are data: each dialect's requirement file, which its package
+// embeds (dialects/<dialect>/conformance.yaml) and registers with its
+// record (dialects.Record.Requirements), gives each an id, the spec section
+// it comes from, a level (MUST or SHOULD) and how it is checked, composed
+// of a few generic steps (send a request, a capability query, an event, a
+// raw frame; wait for an answer, or for silence) and checks (the answer's
+// act, its correlation, its time, members at JSON paths). Every frame the agent sends is also decoded and
 // validated with the dialect's codec, whatever requirement is running.
 //
 // Run plays the bridge's side against a Target: a command it starts

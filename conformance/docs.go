@@ -7,7 +7,7 @@ import (
 
 // The markers around the generated part of docs/conformance.md.
 const (
-	DocsBegin = "<!-- requirements: generated from conformance/requirements/*.yaml by `go test ./conformance -run TestDocs -update`; do not edit by hand -->"
+	DocsBegin = "<!-- requirements: generated from dialects/*/conformance.yaml by `go test ./conformance -run TestDocs -update`; do not edit by hand -->"
 	DocsEnd   = "<!-- end of the generated requirements -->"
 )
 

@@ -35,5 +35,5 @@ func TestDocs(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("%s does not list the requirements as conformance/requirements/*.yaml has them; run go test ./conformance -run TestDocs -update", docsFile)
+	t.Errorf("%s does not list the requirements as dialects/*/conformance.yaml have them; run go test ./conformance -run TestDocs -update", docsFile)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/tidwall/gjson"
 )
 
@@ -22,7 +21,7 @@ type peer struct {
 }
 
 func newPeer(codec dialects.Codec) peer {
-	t := mappings.MustDefaults().Vocabulary(codec.Name()).Table(canonical.KindAct)
+	t := dialects.DefaultMappings().Vocabulary(codec.Name()).Table(canonical.KindAct)
 	decl, _, ok := t.Word(string(canonical.ActInformCapabilities))
 	req, _, rok := t.Word(string(canonical.ActRequest))
 	return peer{declarationIsRequest: ok && rok && decl == req}

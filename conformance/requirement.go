@@ -2,15 +2,14 @@ package conformance
 
 import (
 	"bytes"
-	"embed"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"gopkg.in/yaml.v3"
 )
 
@@ -229,13 +228,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-//go:embed requirements/*.yaml
-var requirementFiles embed.FS
-
-// suites loads the embedded requirement files once.
+// suites loads the registered dialects' requirement files once.
 var suites = sync.OnceValues(loadSuites)
 
-// Suites returns every dialect's suite, by dialect name.
+// Suites returns the suite of every registered dialect that has a
+// requirement file (dialects.Record.Requirements), by dialect name.
 func Suites() (map[string]*Suite, error) { return suites() }
 
 // SuiteFor returns the suite of a dialect.
@@ -262,23 +259,17 @@ func Dialects(suites map[string]*Suite) []string {
 }
 
 func loadSuites() (map[string]*Suite, error) {
-	names, err := requirementFiles.ReadDir("requirements")
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]*Suite{}
-	for _, n := range names {
-		file := path.Join("requirements", n.Name())
-		data, err := requirementFiles.ReadFile(file)
-		if err != nil {
-			return nil, err
+	for _, rec := range dialects.Records() {
+		if rec.Requirements == nil {
+			continue
 		}
-		s, err := ParseSuite(data)
+		s, err := ParseSuite(rec.Requirements)
 		if err != nil {
-			return nil, fmt.Errorf("conformance: %s: %w", file, err)
+			return nil, fmt.Errorf("conformance: the requirements of %s: %w", rec.Name, err)
 		}
-		if _, dup := out[s.Dialect]; dup {
-			return nil, fmt.Errorf("conformance: %s: a second suite for %s", file, s.Dialect)
+		if s.Dialect != rec.Name {
+			return nil, fmt.Errorf("conformance: the requirements of %s are for %q", rec.Name, s.Dialect)
 		}
 		out[s.Dialect] = s
 	}

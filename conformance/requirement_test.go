@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // TestSuitesCover checks that every built-in dialect has a suite, and that
@@ -16,7 +16,7 @@ func TestSuitesCover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(Dialects(suites), ","), strings.Join(sortedCopy(builtin.Names), ","); got != want {
+	if got, want := strings.Join(Dialects(suites), ","), strings.Join(sortedCopy(dialects.Names()), ","); got != want {
 		t.Errorf("suites for %s, want %s", got, want)
 	}
 	common := []string{"frames.valid", "request.answered", "request.correlated", "unknown.answered", "malformed.survives", "invalid.survives"}

@@ -125,7 +125,7 @@ func Run(ctx context.Context, target Target, o Options) (Report, error) {
 	}
 	codec, ok := builtin.Default().Lookup(o.Dialect)
 	if !ok {
-		return Report{}, fmt.Errorf("conformance: %s is not a built-in dialect", o.Dialect)
+		return Report{}, fmt.Errorf("conformance: %s is not a registered dialect", o.Dialect)
 	}
 	if o.Level != Must && o.Level != Should {
 		return Report{}, fmt.Errorf("conformance: level %q, want MUST or SHOULD", o.Level)

@@ -57,6 +57,13 @@ type Codec interface {
 	Holds(act canonical.Act) canonical.ConceptSet
 }
 
+// TwoLevel reports whether c's requests name their operation in two
+// levels, a capability and an action (fuse): mapping files and the
+// reference agent then write an operation name "capability/action".
+func TwoLevel(c Codec) bool {
+	return c.Holds(canonical.ActRequest).Has(canonical.CCapability)
+}
+
 // EncodeContext carries what an encoder may need beyond the envelope, and
 // collects what it could not write.
 type EncodeContext struct {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
 	"github.com/tidwall/gjson"
 )
@@ -187,7 +186,7 @@ func TestFastSchemaAgrees(t *testing.T) {
 func TestFastSchemaAnswers(t *testing.T) {
 	schemas := testSchemas(t)
 	builtins := map[string]bool{}
-	for _, n := range builtin.Names {
+	for _, n := range dialects.Names() {
 		builtins[n] = true
 	}
 	valid := map[string]int{}
@@ -207,7 +206,7 @@ func TestFastSchemaAnswers(t *testing.T) {
 			valid[sm.dialect]++
 		}
 	}
-	for _, n := range builtin.Names {
+	for _, n := range dialects.Names() {
 		if valid[n] < 5 {
 			t.Errorf("%s: only %d messages found valid by the fast path", n, valid[n])
 		}
@@ -258,7 +257,7 @@ func spliceValue(msg []byte, at int, with []byte) []byte {
 func FuzzFastSchema(f *testing.F) {
 	schemas := testSchemas(f)
 	check := []*dialects.Schema{dialects.NewSchema("keywords", []byte(keywordSchema))}
-	for _, n := range append(builtin.Names[:len(builtin.Names):len(builtin.Names)], declaredDialect) {
+	for _, n := range append(dialects.Names(), declaredDialect) {
 		check = append(check, schemas[n])
 	}
 	seeds := 0

@@ -97,6 +97,31 @@ func TestClusterPairs(t *testing.T) {
 	}
 }
 
+// TestClusterEmbedded: one bridge runs the NATS server itself
+// (cluster.embedded) and another joins it at its URL; their agents reach
+// each other. A bridge with no cluster config starts nothing of it.
+func TestClusterEmbedded(t *testing.T) {
+	alone := start(t, config.Default())
+	if alone.srv.Cluster() != nil || alone.srv.EmbeddedNATS() != "" {
+		t.Errorf("a bridge with no cluster config joined one: %v, NATS %q", alone.srv.Cluster(), alone.srv.EmbeddedNATS())
+	}
+	cfg := config.Default()
+	cfg.Cluster = config.Cluster{Embedded: true, Listen: "127.0.0.1:0", Name: "a", Heartbeat: clusterBeat}
+	a := start(t, cfg)
+	url := a.srv.EmbeddedNATS()
+	if !strings.HasPrefix(url, "nats://127.0.0.1:") {
+		t.Fatalf("the embedded NATS is at %q", url)
+	}
+	b := startInstances(t, url, "b")["b"]
+	a.runAgent("swarm", "swarm-agent")
+	b.awaitAgent("swarm-agent", "a", bridge.StatusReady)
+	req := b.dial("fuse", "fuse-req")
+	req.send(req.encode(request("fuse", "swarm-agent", "add", `{"a":2,"b":3}`, "emb-1")))
+	if r := answerOf(req); r.Act != canonical.ActResult || !strings.Contains(string(r.Result), "5") {
+		t.Errorf("across the embedded NATS: %s %s %+v", r.Act, r.Result, r.Error)
+	}
+}
+
 // TestClusterDirectory: every instance lists every agent with the instance
 // that holds it; capability routing, topics and broadcast cross instances,
 // each subscriber getting an event once; the MCP face of one instance lists

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/conformance"
 )
 
@@ -19,7 +20,7 @@ var bridgeWarnings = map[string]map[string]string{
 		"elizaacl.unknown_performative.not_understood": "in_reply_to unknown",
 	},
 	"collab": {
-		// the bluelabel agent behind cannot take an event: the bridge answers
+		// the elizaacl agent behind cannot take an event: the bridge answers
 		// the PUBLISH with an error instead of dropping it
 		"collab.publish.silent": "an error answers an event",
 		// neither the bridge nor the reference agent carries these
@@ -30,7 +31,7 @@ var bridgeWarnings = map[string]map[string]string{
 	"bluelabel": {"bluelabel.error.retryable": "no retryable"},
 	"fuse":      {"fuse.capabilities.versioned": "no capability version"},
 	"swarm": {
-		// the elizaacl agent behind cannot take a notification: the bridge
+		// the bluelabel agent behind cannot take a notification: the bridge
 		// answers it with an error
 		"swarm.notification.silent": "an error answers a notification",
 	},
@@ -52,13 +53,10 @@ func TestConformanceThroughBridge(t *testing.T) {
 		t.Run(d+" to "+behind, func(t *testing.T) {
 			agentID := "JULES-" + strings.ToUpper(d)
 			h.runAgent(behind, agentID)
-			suiteID := "suite-" + d
-			if d == "bluelabel" {
-				suiteID = strings.ToUpper(suiteID)
-			}
+			suiteID := agent.SpellID(d, "suite-"+d)
 			o := conformance.Options{Dialect: d, Agent: agentID, SuiteID: suiteID,
 				Timeout: 2 * time.Second, Grace: 300 * time.Millisecond, Quiet: 150 * time.Millisecond}
-			if d == "bluelabel" || behind == "bluelabel" {
+			if !declaresTools(d) || !declaresTools(behind) {
 				o.Operation = "echo" // bluelabel declares no operations, so neither can the bridge for its agents
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -25,38 +26,48 @@ import (
 // machines are slow, and no test measures time with it.
 const wait = 10 * time.Second
 
-// dialectNames are the five built-in dialects.
-var dialectNames = []string{"elizaacl", "collab", "bluelabel", "fuse", "swarm"}
+// dialectNames are the registered dialects.
+var dialectNames = dialects.Names()
 
-// aliases names every lower-case test id in upper case for bluelabel, as a
-// site's mapping file would.
-const aliases = `aliases:
-  bluelabel:
-    elizaacl-req: ELIZAACL-REQ
-    collab-req: COLLAB-REQ
-    fuse-req: FUSE-REQ
-    swarm-req: SWARM-REQ
-    elizaacl-agent: ELIZAACL-AGENT
-    collab-agent: COLLAB-AGENT
-    fuse-agent: FUSE-AGENT
-    swarm-agent: SWARM-AGENT
-    mcp-bridge: MCP-BRIDGE
-`
+// aliases is a mapping file that names the lower-case test ids (the
+// requesters and responders of the dialects that write ids as they are,
+// and the bridge) as each dialect that cannot carry them writes them
+// (bluelabel, in upper case), as a site's mapping file would.
+func aliases() string {
+	ids := []string{"mcp-bridge"}
+	for _, d := range dialectNames {
+		for _, id := range []string{d + "-req", d + "-agent"} {
+			if agent.SpellID(d, id) == id {
+				ids = append(ids, id)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, d := range dialectNames {
+		var entries []string
+		for _, id := range ids {
+			if spelt := agent.SpellID(d, id); spelt != id {
+				entries = append(entries, fmt.Sprintf("    %s: %s\n", id, spelt))
+			}
+		}
+		if len(entries) > 0 {
+			b.WriteString("  " + d + ":\n" + strings.Join(entries, ""))
+		}
+	}
+	return "aliases:\n" + b.String()
+}
+
+// declaresTools reports whether agents of dialect d declare their tools
+// (bluelabel's do not: its reference agent sends no introduction).
+func declaresTools(d string) bool {
+	a, err := agent.New(agent.Options{Dialect: d})
+	return err == nil && len(a.Introduction()) > 0
+}
 
 // requester and responder ids of a dialect, in the registry's spelling.
-func requester(d string) string {
-	if d == "bluelabel" {
-		return "BLUELABEL-REQ"
-	}
-	return d + "-req"
-}
+func requester(d string) string { return agent.SpellID(d, d+"-req") }
 
-func responder(d string) string {
-	if d == "bluelabel" {
-		return "BLUELABEL-AGENT"
-	}
-	return d + "-agent"
-}
+func responder(d string) string { return agent.SpellID(d, d+"-agent") }
 
 // harness is a running server on a loopback port.
 type harness struct {
@@ -79,7 +90,7 @@ func start(t testing.TB, cfg *config.Config) *harness {
 	cfg.Listen = "127.0.0.1:0"
 	dir := t.TempDir()
 	am := filepath.Join(dir, "aliases.yaml")
-	if err := os.WriteFile(am, []byte(aliases), 0o644); err != nil {
+	if err := os.WriteFile(am, []byte(aliases()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
@@ -135,7 +146,7 @@ func (h *harness) agentUp(id string, tools int) bridge.AgentInfo {
 }
 
 // runAgent connects a reference agent of dialect d and waits until the
-// bridge knows its tools (bluelabel agents declare none).
+// bridge knows its tools (when its dialect declares them).
 func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Agent {
 	h.t.Helper()
 	o := agent.Options{ID: id, Dialect: d}
@@ -153,9 +164,9 @@ func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Ag
 		_ = a.Connect(ctx, h.wsURL(), "")
 	}()
 	h.t.Cleanup(func() { cancel(); <-done })
-	tools := 1
-	if d == "bluelabel" {
-		tools = 0
+	tools := 0
+	if declaresTools(d) {
+		tools = 1
 	}
 	h.agentUp(id, tools)
 	return a

@@ -261,9 +261,12 @@ func TestMCPProgressAndCancel(t *testing.T) {
 			c := h.mcpConnect(t, v, nil, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
 			defer cancel()
-			res := c.call(ctx, "elizaacl-agent__echo", map[string]any{"x": 1}, true)
+			// A short sleep, not an echo: mcp-go drops a notification still
+			// queued when the call's result is written, and on a busy
+			// machine the delivery's would race the echo's result.
+			res := c.call(ctx, "elizaacl-agent__sleep", map[string]any{"ms": 100}, true)
 			if res.IsError {
-				t.Fatalf("echo: %s", text(res))
+				t.Fatalf("sleep: %s", text(res))
 			}
 			deadline := time.Now().Add(wait)
 			for {

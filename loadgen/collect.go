@@ -12,7 +12,7 @@ func (l *load) report(stopped string, elapsed time.Duration) Report {
 	r := Report{
 		Agents: o.Agents, Requesters: len(l.plan.requesters), Responders: len(l.plan.responders),
 		Validate: o.Validate, Window: o.Window, Rate: o.Rate, Payload: o.Payload, Pairs: o.Pairs,
-		Stopped: stopped, Elapsed: elapsed,
+		Instances: o.Instances, Stopped: stopped, Elapsed: elapsed, Dialects: l.plan.dialects,
 	}
 	kinds := map[string]*ErrorKind{}
 	var all []int64
@@ -66,10 +66,10 @@ func (l *load) report(stopped string, elapsed time.Duration) Report {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Kind, b.Kind))
 	})
 	r.Latency = summarise(all)
-	for from := range dialectNames {
-		for to := range dialectNames {
+	for from, fromName := range r.Dialects {
+		for to, toName := range r.Dialects {
 			if ns := byPair[[2]int{from, to}]; len(ns) > 0 {
-				r.ByDialect = append(r.ByDialect, DialectPair{From: dialectNames[from], To: dialectNames[to], Latency: summarise(ns)})
+				r.ByDialect = append(r.ByDialect, DialectPair{From: fromName, To: toName, Latency: summarise(ns)})
 			}
 		}
 	}

@@ -6,8 +6,9 @@
 // loopback port, logs discarded below warn) and connects Options.Agents
 // agents to it as raw WebSocket clients, each at /ws/{dialect}?agent=ID.
 // The first half of them (rounded down) are requesters and the rest
-// responders; each half is dealt round robin over the five dialects, so
-// 100 agents are ten requesters and ten responders per dialect. Ids are
+// responders; each half is dealt round robin over every registered
+// dialect (dialects.Names), so 100 agents over the five built-in dialects
+// are ten requesters and ten responders per dialect. Ids are
 // upper case (REQ-007, RSP-012), which every dialect can carry as is.
 //
 // A requester sends its share of Options.Pairs requests, numbered from 0

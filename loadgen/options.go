@@ -13,6 +13,8 @@ const (
 	DefaultWindow   = 8
 	DefaultValidate = "schema"
 	DefaultTimeout  = 5 * time.Minute
+	// DefaultInstances is one bridge, not a cluster.
+	DefaultInstances = 1
 	// Grace is how long requests still open when the run is stopped early
 	// (the Timeout, or its context) get to be answered before they
 	// count as lost.
@@ -24,7 +26,7 @@ const (
 type Options struct {
 	// Agents is how many agents connect: the first half (rounded down)
 	// are requesters, the rest responders, each half spread round robin
-	// over the five dialects. At least 2.
+	// over every registered dialect. At least 2.
 	Agents int
 	// Pairs is how many request/answer pairs are sent in all, shared
 	// evenly among the requesters.
@@ -50,6 +52,27 @@ type Options struct {
 	// Timeout is the safety stop: when it runs out, no more requests are
 	// sent, and those open get Grace to be answered.
 	Timeout time.Duration
+	// Instances is how many bridges carry the load, joined as one cluster
+	// on a NATS server embedded in the run. Agent k connects to instance
+	// k mod Instances, and a requester sends only to responders another
+	// instance holds, so every pair crosses instances. With more than one,
+	// Run first drives the same load through a single bridge, for the
+	// report to compare.
+	Instances int
+	// External is the URL of a bridge running as its own process
+	// (http://HOST:PORT) to drive instead of one in this process, so that
+	// the load's own garbage does not land in the bridge's figures; the
+	// report then has the bridge process's memory and GC pauses.
+	External string
+	// Spawn, when set, is the command of mcp-bridge (the program and its
+	// first arguments): the run starts `serve` with it as a child, and
+	// drives it as External.
+	Spawn []string
+	// Idle agents connect before the load, spread over the five
+	// dialects, and stay idle: the report says what they cost the bridge
+	// and whether a request to one of them is still answered at the
+	// p50 of an unloaded bridge.
+	Idle int
 	// Logger is the bridge's logger; nil discards its logs below warn.
 	Logger *slog.Logger
 }
@@ -70,6 +93,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.Instances == 0 {
+		o.Instances = DefaultInstances
 	}
 	return o
 }
@@ -94,6 +120,14 @@ func (o Options) Check() error {
 		return fmt.Errorf("fail-every %d: 0 (never) or more", o.FailEvery)
 	case o.Timeout <= 0:
 		return fmt.Errorf("timeout %v: more than 0", o.Timeout)
+	case o.Instances < 1:
+		return fmt.Errorf("instances %d: at least 1", o.Instances)
+	case o.Idle < 0:
+		return fmt.Errorf("idle %d: 0 or more agents", o.Idle)
+	case o.Instances > 1 && (o.External != "" || len(o.Spawn) > 0):
+		return fmt.Errorf("instances %d: a cluster runs in this process, not with an external or spawned bridge", o.Instances)
+	case o.Instances > 1 && o.Agents-o.Agents/2 < 2:
+		return fmt.Errorf("agents %d: at least 3 with %d instances (responders on two of them)", o.Agents, o.Instances)
 	}
 	return nil
 }

@@ -1,23 +1,18 @@
 package loadgen
 
-import (
-	"fmt"
-
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-)
-
-// dialectNames are the five built-in dialects, in the order agents are
-// dealt to them.
-var dialectNames = builtin.Names
+import "fmt"
 
 // peer is one planned agent.
 type peer struct {
-	id      string // as every dialect writes it: upper case, for bluelabel
-	dialect int    // index in dialectNames
+	id       string // as every dialect writes it: upper case, for bluelabel
+	dialect  int    // index in plan.dialects
+	instance int    // the bridge it connects to, of the run's instances
 }
 
 // plan is who talks to whom.
 type plan struct {
+	// dialects are those the agents are dealt over, in order.
+	dialects   []string
 	requesters []peer
 	responders []peer
 	// targets[i] are the responders requester i sends to, in the order
@@ -27,27 +22,37 @@ type plan struct {
 	quota []int
 }
 
-// newPlan deals agents out: the first half (rounded down) requesters, the
-// rest responders, each half round robin over the dialects. A requester
-// sends to every responder of another dialect (to all of them when there
-// is none), starting at a different one for each requester, and sends
-// pairs/requesters requests, the first pairs%requesters one more.
-func newPlan(agents, pairs int) *plan {
+// newPlan deals agents out over dialects: the first half (rounded down)
+// requesters, the rest responders, each half round robin over the
+// dialects and over the instances. A requester sends to every responder of
+// another dialect that another instance holds (with one instance, every
+// responder of another dialect; when there is none, to every responder
+// another instance holds, or to all), starting at a different one for each
+// requester, and sends pairs/requesters requests, the first
+// pairs%requesters one more.
+func newPlan(dialects []string, agents, pairs, instances int) *plan {
 	nreq := agents / 2
-	p := &plan{}
+	p := &plan{dialects: dialects}
 	for i := range nreq {
-		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialectNames)})
+		p.requesters = append(p.requesters, peer{id: fmt.Sprintf("REQ-%03d", i), dialect: i % len(dialects), instance: i % instances})
 	}
 	for j := range agents - nreq {
-		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialectNames)})
+		p.responders = append(p.responders, peer{id: fmt.Sprintf("RSP-%03d", j), dialect: j % len(dialects), instance: j % instances})
 	}
 	for i, r := range p.requesters {
-		var others, all []int
+		var others, away, all []int
 		for j, s := range p.responders {
 			all = append(all, j)
+			if instances > 1 && s.instance == r.instance {
+				continue
+			}
+			away = append(away, j)
 			if s.dialect != r.dialect {
 				others = append(others, j)
 			}
+		}
+		if len(others) == 0 {
+			others = away
 		}
 		if len(others) == 0 {
 			others = all

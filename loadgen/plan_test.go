@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // TestPlan checks how agents are dealt: half requesters, each half spread
@@ -14,13 +16,13 @@ func TestPlan(t *testing.T) {
 		{2, 1}, {3, 10}, {5, 7}, {10, 1000}, {11, 3}, {100, 200000}, {37, 1001},
 	}
 	for _, tc := range cases {
-		p := newPlan(tc.agents, tc.pairs)
+		p := newPlan(dialects.Names(), tc.agents, tc.pairs, 1)
 		if len(p.requesters) != tc.agents/2 || len(p.responders) != tc.agents-tc.agents/2 {
 			t.Errorf("%d agents: %d requesters, %d responders", tc.agents, len(p.requesters), len(p.responders))
 			continue
 		}
 		for _, half := range [][]peer{p.requesters, p.responders} {
-			per := make([]int, len(dialectNames))
+			per := make([]int, len(p.dialects))
 			for _, a := range half {
 				per[a.dialect]++
 			}
@@ -54,7 +56,7 @@ func TestPlan(t *testing.T) {
 				}
 				seen[j] = true
 				if others > 0 && p.responders[j].dialect == r.dialect {
-					t.Errorf("%d agents: requester %d (%s) targets its own dialect", tc.agents, i, dialectNames[r.dialect])
+					t.Errorf("%d agents: requester %d (%s) targets its own dialect", tc.agents, i, p.dialects[r.dialect])
 				}
 			}
 			if len(seen) != want {
@@ -159,12 +161,43 @@ func TestResponderOrder(t *testing.T) {
 		{"first is zero", []in{{0, 0}}, 0, 0},
 	}
 	for _, tc := range cases {
-		r := newResponder(peer{id: "RSP-000"}, nil, 2, 0)
+		r := (&load{langs: []lang{{}}}).newResponder(peer{id: "RSP-000"}, 2, 0)
 		for _, s := range tc.seqs {
 			r.order(s.q, s.seq)
 		}
 		if r.reordered != tc.reordered || r.duplicated != tc.duplicated {
 			t.Errorf("%s: reordered %d, duplicated %d; want %d, %d", tc.name, r.reordered, r.duplicated, tc.reordered, tc.duplicated)
+		}
+	}
+}
+
+// TestPlanInstances checks how agents are spread over a cluster's
+// instances: evenly, and every request goes to a responder another
+// instance holds, of another dialect where there is one.
+func TestPlanInstances(t *testing.T) {
+	cases := []struct{ agents, instances int }{{3, 2}, {4, 2}, {10, 3}, {30, 3}, {100, 4}, {7, 5}}
+	for _, tc := range cases {
+		p := newPlan(dialects.Names(), tc.agents, 1000, tc.instances)
+		per := make([]int, tc.instances)
+		for _, a := range append(append([]peer{}, p.requesters...), p.responders...) {
+			per[a.instance]++
+		}
+		lo, hi := per[0], per[0]
+		for _, n := range per {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		if hi-lo > 2 {
+			t.Errorf("%d agents over %d instances: unevenly spread: %v", tc.agents, tc.instances, per)
+		}
+		for i, r := range p.requesters {
+			if len(p.targets[i]) == 0 {
+				t.Errorf("%d agents over %d instances: requester %d sends to nobody", tc.agents, tc.instances, i)
+			}
+			for _, j := range p.targets[i] {
+				if s := p.responders[j]; s.instance == r.instance {
+					t.Errorf("%d agents over %d instances: %s sends to %s on its own instance %d", tc.agents, tc.instances, r.id, s.id, r.instance)
+				}
+			}
 		}
 	}
 }

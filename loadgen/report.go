@@ -17,6 +17,20 @@ type Report struct {
 	Rate                           float64 // offered pairs per second; 0: as fast as the window allows
 	Payload                        int     // filler bytes per request
 	Pairs                          int     // asked for
+	// Dialects are those the agents were dealt over: every registered
+	// dialect.
+	Dialects []string
+	// Instances is how many bridges carried it, as one cluster when
+	// more than one: every pair then crossed instances.
+	Instances int
+	// Single is the same load through one bridge, run first when
+	// Instances is more than one; nil otherwise.
+	Single *Report
+	// Bridge is the memory of a bridge in its own process (External,
+	// Spawn) before the load and after it; nil for one in this process.
+	Bridge *BridgeMemory
+	// Idle is what the idle agents cost; nil without any.
+	Idle *IdleReport
 
 	// Stopped says why the run ended before every request was sent and
 	// answered: "time limit", "interrupted" or "a connection failed"; ""
@@ -61,6 +75,9 @@ type Report struct {
 	// requester's first.
 	ByDialect []DialectPair
 }
+
+// BridgeMemory is a bridge process's memory before the load and after it.
+type BridgeMemory struct{ Before, After Memory }
 
 // Latency summarises round-trip times.
 type Latency struct {
@@ -122,6 +139,11 @@ func (r *Report) Problems() []string {
 	add(r.Errors, "errors")
 	add(r.Stray, "stray frames")
 	add(int64(r.Broken), "broken connections")
+	if r.Single != nil {
+		for _, p := range r.Single.Problems() {
+			out = append(out, p+" through the single bridge")
+		}
+	}
 	return out
 }
 
@@ -137,9 +159,12 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "mcp-bridge load: %d agents (%s, %s, over %s), validate %s, window %d, %s",
 		r.Agents, plural(r.Requesters, "requester"), plural(r.Responders, "responder"),
-		plural(min(r.Responders, len(dialectNames)), "dialect"), r.Validate, r.Window, rate)
+		plural(min(r.Responders, len(r.Dialects)), "dialect"), r.Validate, r.Window, rate)
 	if r.Payload > 0 {
 		fmt.Fprintf(&b, ", %d B filler", r.Payload)
+	}
+	if r.Instances > 1 {
+		fmt.Fprintf(&b, "; %d bridges in a cluster on one NATS, every pair across instances", r.Instances)
 	}
 	b.WriteString("\n\n")
 	row := func(k, format string, a ...any) { fmt.Fprintf(&b, "  %-12s "+format+"\n", append([]any{k}, a...)...) }
@@ -163,8 +188,26 @@ func (r *Report) String() string {
 	if r.Broken > 0 {
 		row("broken", "%d connections, e.g. %s", r.Broken, r.BrokenExample)
 	}
+	if m := r.Bridge; m != nil {
+		row("bridge", "its own process: RSS %s before the load, %s after; Go heap %s, %s (each after a collection)",
+			mb(m.Before.RSS), mb(m.After.RSS), mb(m.Before.HeapInuse), mb(m.After.HeapInuse))
+		row("gc", "%d collections during the load, pauses %s in all, the longest of the recent ones %s",
+			m.After.GCs-m.Before.GCs, ms(m.After.GCPause-m.Before.GCPause), ms(m.After.MaxPause))
+	}
+	if i := r.Idle; i != nil {
+		row("idle", "%d agents connected in %s before the load", i.Agents, round(i.Connect))
+		if i.With.RSS > 0 {
+			rss, heap := i.PerAgent()
+			row("", "each: %.1f KB resident, %.1f KB Go heap (RSS %s without them, %s with)", rss/1024, heap/1024, mb(i.Without.RSS), mb(i.With.RSS))
+		}
+		row("", "a request to one of them: p50 %s, p99 %s; to a lone agent before they came: p50 %s, p99 %s (p50 %.2fx)",
+			ms(i.Reached.P50), ms(i.Reached.P99), ms(i.Unloaded.P50), ms(i.Unloaded.P99), ratio(i.Reached.P50, i.Unloaded.P50))
+	}
 	if len(r.ByDialect) > 0 {
 		r.dialectTable(&b)
+	}
+	if r.Single != nil {
+		r.comparison(&b)
 	}
 	if p := r.Problems(); len(p) > 0 {
 		fmt.Fprintf(&b, "\nFAIL: %s\n", strings.Join(p, ", "))
@@ -174,6 +217,30 @@ func (r *Report) String() string {
 	return b.String()
 }
 
+// comparison writes the cluster's figures beside the single bridge's of
+// the same run, as ratios.
+func (r *Report) comparison(b *strings.Builder) {
+	s := r.Single
+	fmt.Fprintf(b, "\n  %d instances against one bridge, the same load run first through one:\n", r.Instances)
+	fmt.Fprintf(b, "  %-16s %10s %10s %14s %s\n", "", "p50", "p99", "pairs/s", "lost/dup/reordered")
+	line := func(name string, x *Report) {
+		fmt.Fprintf(b, "  %-16s %10s %10s %14.0f %d/%d/%d\n", name, ms(x.Latency.P50), ms(x.Latency.P99), x.PairsPerSecond(),
+			x.Lost, x.Duplicated+x.DuplicatedRequests, x.Reordered+x.ReorderedAnswers)
+	}
+	line("single bridge", s)
+	line("cross-instance", r)
+	fmt.Fprintf(b, "  %-16s %9.2fx %9.2fx %13.2fx\n", "ratio", ratio(r.Latency.P50, s.Latency.P50), ratio(r.Latency.P99, s.Latency.P99),
+		r.PairsPerSecond()/max(s.PairsPerSecond(), 1e-9))
+}
+
+// ratio is a/b, 0 when b is.
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
 // dialectTable writes p50/p99 per pair of dialects, rows the requesters'.
 func (r *Report) dialectTable(b *strings.Builder) {
 	cells := map[[2]string]Latency{}
@@ -181,13 +248,13 @@ func (r *Report) dialectTable(b *strings.Builder) {
 		cells[[2]string{p.From, p.To}] = p.Latency
 	}
 	fmt.Fprintf(b, "\n  round trips by dialect, p50 / p99 (ms); rows: requester, columns: responder\n  %-10s", "")
-	for _, to := range dialectNames {
+	for _, to := range r.Dialects {
 		fmt.Fprintf(b, " %15s", to)
 	}
 	b.WriteString("\n")
-	for _, from := range dialectNames {
+	for _, from := range r.Dialects {
 		fmt.Fprintf(b, "  %-10s", from)
-		for _, to := range dialectNames {
+		for _, to := range r.Dialects {
 			l, ok := cells[[2]string{from, to}]
 			if !ok {
 				fmt.Fprintf(b, " %15s", "-")
@@ -231,6 +298,8 @@ func plural(n int, noun string) string {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", millis(d)) }
 

@@ -46,6 +46,7 @@ type requester struct {
 	index   int
 	conn    *websocket.Conn
 	codec   dialects.Codec
+	wire    wire
 	targets []peer
 	quota   int
 	window  chan struct{}
@@ -71,12 +72,15 @@ type requester struct {
 	kinds      map[string]*ErrorKind
 }
 
-func newRequester(p peer, index int, codec dialects.Codec, targets []peer, quota, window int) *requester {
+// newRequester returns the requester p, the index-th, of the run's
+// dialects, with its quota of requests to targets.
+func (l *load) newRequester(p peer, index int, targets []peer, quota, window int) *requester {
+	lg := &l.langs[p.dialect]
 	r := &requester{
-		peer: p, index: index, codec: codec, targets: targets, quota: quota,
+		peer: p, index: index, codec: lg.codec, wire: lg.wire, targets: targets, quota: quota,
 		window: make(chan struct{}, window), sentAt: make([]atomic.Int64, quota),
 		answered: make([]bool, quota), lastResult: make([]int, len(targets)),
-		latency: make([][]int64, len(dialectNames)), kinds: map[string]*ErrorKind{},
+		latency: make([][]int64, len(l.langs)), kinds: map[string]*ErrorKind{},
 	}
 	for k := range r.lastResult {
 		r.lastResult[k] = -1
@@ -123,7 +127,7 @@ func (r *requester) send(ctx context.Context, p *progress, interval, offset time
 		args = arguments(args[:0], r.index, seq, filler)
 		ectx.Losses = ectx.Losses[:0]
 		var err error
-		out, err = r.codec.Encode(out[:0], request(r.dialect, r.id, t.id, string(id), args), ectx)
+		out, err = r.codec.Encode(out[:0], request(&r.wire, r.id, t.id, string(id), args), ectx)
 		if err != nil {
 			return fmt.Errorf("encode request %d: %w", seq, err)
 		}
@@ -139,7 +143,7 @@ func (r *requester) send(ctx context.Context, p *progress, interval, offset time
 // read takes the answers until the connection ends, and returns why it
 // did.
 func (r *requester) read(ctx context.Context, p *progress) error {
-	w := &wires[r.dialect]
+	w := &r.wire
 	for {
 		_, frame, err := r.conn.Read(ctx)
 		if err != nil {

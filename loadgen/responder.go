@@ -19,6 +19,7 @@ type responder struct {
 	peer
 	conn      *websocket.Conn
 	codec     dialects.Codec
+	wire      wire
 	failEvery int
 
 	// last[q] is the highest sequence number received from requester q;
@@ -32,8 +33,11 @@ type responder struct {
 	stray      int64 // frames that are not a request of the run
 }
 
-func newResponder(p peer, codec dialects.Codec, requesters, failEvery int) *responder {
-	r := &responder{peer: p, codec: codec, failEvery: failEvery, last: make([]int, requesters)}
+// newResponder returns the responder p, of the run's dialects, answering
+// requesters (numbered from 0).
+func (l *load) newResponder(p peer, requesters, failEvery int) *responder {
+	lg := &l.langs[p.dialect]
+	r := &responder{peer: p, codec: lg.codec, wire: lg.wire, failEvery: failEvery, last: make([]int, requesters)}
 	for i := range r.last {
 		r.last[i] = -1
 	}
@@ -43,7 +47,7 @@ func newResponder(p peer, codec dialects.Codec, requesters, failEvery int) *resp
 // run reads and answers until the connection ends, and returns why it
 // did.
 func (r *responder) run(ctx context.Context) error {
-	w := &wires[r.dialect]
+	w := &r.wire
 	ectx := encodeContext(r.id)
 	var in bytes.Buffer
 	var out, result []byte
@@ -58,11 +62,11 @@ func (r *responder) run(ctx context.Context) error {
 		}
 		r.received++
 		frame := in.Bytes()
-		if gjson.GetBytes(frame, w.kind).String() != w.request {
+		if gjson.GetBytes(frame, w.Type).String() != w.Request {
 			r.stray++
 			continue
 		}
-		args := gjson.GetBytes(frame, w.args)
+		args := gjson.GetBytes(frame, w.Arguments)
 		q, seq := args.Get("q"), args.Get("seq")
 		if !q.Exists() || !seq.Exists() || q.Int() < 0 || int(q.Int()) >= len(r.last) {
 			r.stray++
@@ -71,8 +75,8 @@ func (r *responder) run(ctx context.Context) error {
 		r.order(int(q.Int()), int(seq.Int()))
 		reply := &canonical.Envelope{
 			Sender:    canonical.Party{ID: r.id},
-			Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: gjson.GetBytes(frame, w.sender).String()},
-			InReplyTo: gjson.GetBytes(frame, w.id).String(),
+			Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: gjson.GetBytes(frame, w.Sender).String()},
+			InReplyTo: gjson.GetBytes(frame, w.ID).String(),
 		}
 		if w.taskID {
 			reply.TaskID = reply.InReplyTo

@@ -7,69 +7,172 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os/exec"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
 // connectWait bounds connecting the agents and the bridge's stopping.
 const connectWait = 30 * time.Second
 
-// Run starts a bridge on a loopback port, connects the agents to it and
-// drives the load, and returns what it measured. Its error is for a run
-// that could not start: bad options, a bridge that would not start, an
-// agent that could not connect, or a bridge that would not stop (the
-// report is then complete). ctx ending stops the run early, like the
-// Timeout, or ends it before the load while the agents connect; the
-// report says so.
+// Run starts a bridge on a loopback port (or Instances of them, joined as
+// a cluster on an embedded NATS), connects the agents to it and drives the
+// load, and returns what it measured. With several instances it first
+// drives the same load through one bridge, and the report holds both. Its
+// error is for a run that could not start: bad options, a bridge that
+// would not start, an agent that could not connect, or a bridge that would
+// not stop (the report is then complete). ctx ending stops the run early,
+// like the Timeout, or ends it before the load while the agents connect;
+// the report says so.
 func Run(ctx context.Context, o Options) (Report, error) {
 	o = o.WithDefaults()
 	if err := o.Check(); err != nil {
 		return Report{}, fmt.Errorf("loadgen: %w", err)
 	}
+	if o.Instances == 1 {
+		return runOnce(ctx, o)
+	}
+	one := o
+	one.Instances = 1
+	single, err := runOnce(ctx, one)
+	if err != nil || ctx.Err() != nil {
+		return single, err
+	}
+	rep, err := runOnce(ctx, o)
+	rep.Single = &single
+	return rep, err
+}
+
+// runOnce is one run of the load through o.Instances bridges.
+func runOnce(ctx context.Context, o Options) (Report, error) {
 	began := time.Now()
-	br, err := startBridge(o)
+	brs, err := startBridges(o)
 	if err != nil {
 		return Report{}, err
 	}
-	pl := newPlan(o.Agents, o.Pairs)
+	pl := newPlan(dialects.Names(), o.Agents, o.Pairs, o.Instances)
 	l := &load{o: o, plan: pl}
-	if err := l.connect(ctx, br); err != nil {
+	if l.langs, err = langsOf(pl.dialects); err != nil {
+		return Report{}, errors.Join(err, brs.stop())
+	}
+	if err := l.connect(ctx, brs); err != nil {
 		l.close()
 		if ctx.Err() != nil {
 			rep := l.report("interrupted", 0)
 			rep.Setup = time.Since(began)
-			return rep, br.stop()
+			return rep, brs.stop()
 		}
-		return Report{}, errors.Join(err, br.stop())
+		return Report{}, errors.Join(err, brs.stop())
+	}
+	var idle *IdleReport
+	if o.Idle > 0 {
+		if idle, err = l.idle(ctx, brs.list[0]); err != nil {
+			l.close()
+			return Report{}, errors.Join(err, brs.stop())
+		}
+	}
+	own := len(brs.list) == 1 && brs.list[0].own()
+	var before Memory
+	if own {
+		if before, err = brs.list[0].scrape(); err != nil {
+			l.close()
+			return Report{}, errors.Join(fmt.Errorf("loadgen: the bridge's memory: %w", err), brs.stop())
+		}
 	}
 	rep := l.drive(ctx)
 	rep.Setup = l.setup.Sub(began)
-	return rep, br.stop()
+	rep.Idle = idle
+	if own {
+		after, err := brs.list[0].scrape()
+		if err != nil {
+			return rep, errors.Join(fmt.Errorf("loadgen: the bridge's memory: %w", err), brs.stop())
+		}
+		rep.Bridge = &BridgeMemory{Before: before, After: after}
+	}
+	return rep, brs.stop()
 }
 
-// running is a bridge started for a run.
+// running is a bridge of a run: started in the process (srv), spawned as
+// a child (child), or one the run was given (neither).
 type running struct {
 	srv    *server.Server
 	addr   string
 	cancel context.CancelFunc
 	done   chan error
+	child  *exec.Cmd
+	dir    string // the child's config
 }
 
-// startBridge runs a bridge on the default config, on a loopback port,
-// validating as o says.
-func startBridge(o Options) (*running, error) {
-	cfg := config.Default()
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Validate = o.Validate
-	cfg.ShutdownTimeout = 2 * time.Second
-	log := o.Logger
+// own reports whether the bridge runs in a process of its own, whose
+// memory the run can measure.
+func (r *running) own() bool { return r.srv == nil }
+
+// bridges are the bridges of a run, and the NATS server that joins them
+// when there are several.
+type bridges struct {
+	list []*running
+	nats *cluster.Embedded
+}
+
+// startBridges runs o.Instances bridges on the default config, on
+// loopback ports, validating as o says; several join a cluster on a NATS
+// server started for them.
+func startBridges(o Options) (*bridges, error) {
+	brs := &bridges{}
+	switch {
+	case len(o.Spawn) > 0:
+		r, err := spawnBridge(o.Spawn, o)
+		if err != nil {
+			return nil, err
+		}
+		brs.list = []*running{r}
+		return brs, nil
+	case o.External != "":
+		r, err := externalBridge(o.External)
+		if err != nil {
+			return nil, err
+		}
+		brs.list = []*running{r}
+		return brs, nil
+	}
+	if o.Instances > 1 {
+		n, err := cluster.StartEmbedded("127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("loadgen: %w", err)
+		}
+		brs.nats = n
+	}
+	for i := range o.Instances {
+		cfg := config.Default()
+		cfg.Listen = "127.0.0.1:0"
+		cfg.Validate = o.Validate
+		cfg.ShutdownTimeout = 2 * time.Second
+		if brs.nats != nil {
+			cfg.Cluster.NATS = brs.nats.URL()
+			cfg.Cluster.Name = instanceName(i)
+		}
+		r, err := startBridge(cfg, o.Logger)
+		if err != nil {
+			return nil, errors.Join(err, brs.stop())
+		}
+		brs.list = append(brs.list, r)
+	}
+	return brs, nil
+}
+
+// instanceName names the run's instance i in its cluster.
+func instanceName(i int) string { return fmt.Sprintf("bench-%d", i+1) }
+
+// startBridge runs a bridge on cfg.
+func startBridge(cfg *config.Config, log *slog.Logger) (*running, error) {
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -87,8 +190,30 @@ func startBridge(o Options) (*running, error) {
 	return r, nil
 }
 
-// stop shuts the bridge down and waits for it.
+// stop shuts the bridges down, all at once, waits for them, and stops
+// their NATS server.
+func (brs *bridges) stop() error {
+	errs := make([]error, len(brs.list))
+	var wg sync.WaitGroup
+	for i, r := range brs.list {
+		wg.Go(func() { errs[i] = r.stop() })
+	}
+	wg.Wait()
+	if brs.nats != nil {
+		brs.nats.Shutdown()
+	}
+	return errors.Join(errs...)
+}
+
+// stop shuts the bridge down and waits for it; one the run was given is
+// left running.
 func (r *running) stop() error {
+	switch {
+	case r.child != nil:
+		return r.stopChild()
+	case r.srv == nil:
+		return nil
+	}
 	r.cancel()
 	select {
 	case err := <-r.done:
@@ -103,36 +228,23 @@ func (r *running) stop() error {
 
 // load is one run's agents.
 type load struct {
+	mu         sync.Mutex // guards conns
 	o          Options
 	plan       *plan
+	langs      []lang // the plan's dialects, as the run speaks them
 	requesters []*requester
 	responders []*responder
 	conns      []*websocket.Conn
 	setup      time.Time // when every agent was connected
 }
 
-// connect dials every agent's WebSocket and waits until the bridge lists
-// them all as ready.
-func (l *load) connect(ctx context.Context, br *running) error {
-	reg := builtin.Default()
-	dial := func(p peer) (*websocket.Conn, error) {
-		u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, dialectNames[p.dialect], p.id)
-		dctx, cancel := context.WithTimeout(ctx, connectWait)
-		defer cancel()
-		c, _, err := websocket.Dial(dctx, u, nil)
-		if err != nil {
-			return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, dialectNames[p.dialect], err)
-		}
-		c.SetReadLimit(-1)
-		l.conns = append(l.conns, c)
-		return c, nil
-	}
+// connect dials every agent's WebSocket, each to its instance, and waits
+// until every bridge lists them all as ready.
+func (l *load) connect(ctx context.Context, brs *bridges) error {
+	dial := func(p peer) (*websocket.Conn, error) { return l.dial(ctx, brs.list[p.instance], p) }
 	for _, p := range l.plan.responders {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
-		r := newResponder(p, c, len(l.plan.requesters), l.o.FailEvery)
+		// One more requester than the plan's: the probe of idle agents.
+		r := l.newResponder(p, len(l.plan.requesters)+1, l.o.FailEvery)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -140,15 +252,11 @@ func (l *load) connect(ctx context.Context, br *running) error {
 		l.responders = append(l.responders, r)
 	}
 	for i, p := range l.plan.requesters {
-		c, ok := reg.Lookup(dialectNames[p.dialect])
-		if !ok {
-			return fmt.Errorf("loadgen: no codec for %s", dialectNames[p.dialect])
-		}
 		targets := make([]peer, len(l.plan.targets[i]))
 		for k, j := range l.plan.targets[i] {
 			targets[k] = l.plan.responders[j]
 		}
-		r := newRequester(p, i, c, targets, l.plan.quota[i], l.o.Window)
+		r := l.newRequester(p, i, targets, l.plan.quota[i], l.o.Window)
 		var err error
 		if r.conn, err = dial(p); err != nil {
 			return err
@@ -159,23 +267,75 @@ func (l *load) connect(ctx context.Context, br *running) error {
 	for _, p := range append(slices.Clone(l.plan.requesters), l.plan.responders...) {
 		want[p.id] = true
 	}
-	deadline := time.Now().Add(connectWait)
+	if err := brs.waitReady(ctx, want, connectWait); err != nil {
+		return err
+	}
+	l.setup = time.Now()
+	return nil
+}
+
+// waitReady waits until every bridge lists every agent of want READY, or
+// for at most within.
+func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	poll := 2 * time.Millisecond
+	if brs.list[0].own() {
+		poll = 50 * time.Millisecond // a /v1/agents of all of them each time
+	}
 	for {
-		ready := 0
-		for _, a := range br.srv.Bridge().Agents("") {
-			if want[a.ID] && a.Status == bridge.StatusReady {
-				ready++
+		ready := len(want)
+		for _, br := range brs.list {
+			n, err := br.ready(ctx, want)
+			if err != nil {
+				return fmt.Errorf("loadgen: the bridge's agents: %w", err)
 			}
+			ready = min(ready, n)
 		}
 		if ready == len(want) {
-			l.setup = time.Now()
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("loadgen: %d of %d agents ready after %s", ready, len(want), connectWait)
+			return fmt.Errorf("loadgen: %d of %d agents ready on every bridge after %s", ready, len(want), within)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(poll)
 	}
+}
+
+// dial connects the agent p to the bridge br; the run closes the
+// connection at its end.
+func (l *load) dial(ctx context.Context, br *running, p peer) (*websocket.Conn, error) {
+	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, l.langs[p.dialect].name, p.id)
+	dctx, cancel := context.WithTimeout(ctx, connectWait)
+	defer cancel()
+	c, _, err := websocket.Dial(dctx, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, l.langs[p.dialect].name, err)
+	}
+	c.SetReadLimit(-1)
+	l.mu.Lock()
+	l.conns = append(l.conns, c)
+	l.mu.Unlock()
+	return c, nil
+}
+
+// ready counts the agents of want the bridge lists READY.
+func (r *running) ready(ctx context.Context, want map[string]bool) (int, error) {
+	n := 0
+	if r.srv != nil {
+		for _, a := range r.srv.Bridge().Agents("") {
+			if want[a.ID] && a.Status == bridge.StatusReady {
+				n++
+			}
+		}
+		return n, nil
+	}
+	ids, err := r.readyIDs(ctx)
+	for id := range want {
+		if ids[id] {
+			n++
+		}
+	}
+	return n, err
 }
 
 // close drops every agent's connection.

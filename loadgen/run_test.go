@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // TestRun drives small loads through a real bridge on loopback, in both
@@ -19,7 +22,7 @@ func TestRun(t *testing.T) {
 		{"decode, window 1", Options{Agents: 10, Pairs: 1000, Validate: "decode", Window: 1}},
 		{"1 KB filler, window 32", Options{Agents: 10, Pairs: 500, Payload: 1000, Window: 32}},
 		{"offered rate", Options{Agents: 10, Pairs: 300, Rate: 2000}},
-		// Both elizaacl: no other dialect to send to.
+		// Both of the first dialect: no other dialect to send to.
 		{"one requester, one responder", Options{Agents: 2, Pairs: 50}},
 		{"more requesters than pairs", Options{Agents: 23, Pairs: 7}},
 	}
@@ -38,17 +41,22 @@ func TestRun(t *testing.T) {
 				t.Errorf("sent %d, completed %d, timed %d; want %d", r.Sent, r.Completed, r.Latency.N, o.Pairs)
 			}
 			// Each pair is a request and an answer into the bridge and out
-			// of it, and an elizaacl requester is also told TASK_ACCEPT
-			// for every request to a dialect without an accept (all but
-			// elizaacl).
-			p := newPlan(o.Agents, o.Pairs)
+			// of it, and a requester whose dialect has an accept
+			// (elizaacl) is also told TASK_ACCEPT for every request to a
+			// dialect without one.
+			p := newPlan(dialects.Names(), o.Agents, o.Pairs, 1)
+			m := dialects.DefaultMappings()
+			accepting := func(d int) bool {
+				_, _, ok := m.Vocabulary(p.dialects[d]).Table(canonical.KindAct).Word(string(canonical.ActAccept))
+				return ok
+			}
 			accepts := int64(0)
 			for i, q := range p.requesters {
-				if q.dialect != 0 {
+				if !accepting(q.dialect) {
 					continue
 				}
 				for seq := range p.quota[i] {
-					if p.responders[p.targets[i][p.target(i, seq)]].dialect != 0 {
+					if !accepting(p.responders[p.targets[i][p.target(i, seq)]].dialect) {
 						accepts++
 					}
 				}
@@ -66,10 +74,38 @@ func TestRun(t *testing.T) {
 			if pairs != o.Pairs {
 				t.Errorf("the pairs by dialect add up to %d, want %d", pairs, o.Pairs)
 			}
-			if o.Agents >= 10 && o.Pairs >= 100 && len(r.ByDialect) != 20 {
-				t.Errorf("%d pairs of dialects carried traffic, want all 20", len(r.ByDialect))
+			if n := len(r.Dialects); o.Agents >= 2*n && o.Pairs >= 100 && len(r.ByDialect) != n*(n-1) {
+				t.Errorf("%d pairs of dialects carried traffic, want all %d", len(r.ByDialect), n*(n-1))
 			}
 		})
+	}
+}
+
+// TestRunCluster drives a load through three bridges in a cluster on an
+// embedded NATS, after the same load through one bridge, and checks that
+// both carried it intact and that the report compares them.
+func TestRunCluster(t *testing.T) {
+	o := Options{Agents: 10, Pairs: 600, Instances: 3}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + r.String())
+	if r.Failed() || r.Stopped != "" {
+		t.Fatalf("problems %v, stopped %q", r.Problems(), r.Stopped)
+	}
+	if r.Single == nil || r.Single.Instances != 1 || r.Instances != 3 {
+		t.Fatalf("instances %d, single %+v", r.Instances, r.Single)
+	}
+	for name, x := range map[string]*Report{"cluster": &r, "single": r.Single} {
+		if x.Completed != int64(o.Pairs) || x.Latency.N != o.Pairs || x.Received != 2*int64(o.Pairs) {
+			t.Errorf("%s: completed %d, timed %d, received %d; want %d, %d, %d", name, x.Completed, x.Latency.N, x.Received, o.Pairs, o.Pairs, 2*o.Pairs)
+		}
+	}
+	for _, want := range []string{"3 bridges in a cluster on one NATS", "single bridge", "cross-instance", "ratio"} {
+		if !strings.Contains(r.String(), want) {
+			t.Errorf("the report does not say %q", want)
+		}
 	}
 }
 

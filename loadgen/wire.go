@@ -1,59 +1,51 @@
 package loadgen
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/tidwall/gjson"
 )
 
-// wire is where a dialect's messages keep what the load generator reads:
-// responders read requests with it, requesters read answers.
+// wire is where a dialect's messages keep what the load generator reads
+// (its record's LoadPaths): responders read requests with it, requesters
+// read answers.
 type wire struct {
-	// kind and request: the member naming a message's type, and its value
-	// for a request.
-	kind, request string
-	// sender and id: the request's sender and its own id (task id for
-	// bluelabel), which the answer must name.
-	sender, id string
-	// args: the request's arguments.
-	args string
-	// correlation: where an answer names its request, as the dialect's
-	// spec puts it (the first present wins).
-	correlation []string
-	// taskID: the dialect correlates by task id, not message id.
+	dialects.LoadPaths
+	// taskID: the dialect's requests carry no message id; the request id
+	// is their task id.
 	taskID bool
 }
 
-// wires are the five dialects' places, by dialect index.
-var wires = func() []wire {
-	byName := map[string]wire{
-		"elizaacl": {kind: "performative", request: "TASK_REQUEST", sender: "sender.agent_id", id: "message_id",
-			args: "payload.task_parameters", correlation: []string{"in_reply_to"}},
-		"collab": {kind: "header.type", request: "REQUEST", sender: "header.source", id: "header.messageId",
-			args: "body.payload", correlation: []string{"header.correlationId", "correlationId"}},
-		"bluelabel": {kind: "type", request: "task_assignment", sender: "sender_id", id: "task_id",
-			args: "payload.content.parameters", correlation: []string{"task_id"}, taskID: true},
-		"fuse": {kind: "messageType", request: "request", sender: "source.agentId", id: "id",
-			args: "content.parameters", correlation: []string{"content.requestId", "requestId"}},
-		"swarm": {kind: "message_type", request: "request", sender: "sender_id", id: "message_id",
-			args: "payload.arguments", correlation: []string{"correlation_id"}},
-	}
-	out := make([]wire, len(dialectNames))
-	for i, n := range dialectNames {
-		w, ok := byName[n]
-		if !ok {
-			panic("loadgen: no wire places for the dialect " + n)
+// lang is one of a run's dialects as its agents speak it: its name, its
+// codec and its wire.
+type lang struct {
+	name  string
+	codec dialects.Codec
+	wire  wire
+}
+
+// langsOf returns the dialects named, from their records.
+func langsOf(names []string) ([]lang, error) {
+	reg := builtin.Default()
+	out := make([]lang, len(names))
+	for i, name := range names {
+		rec, found := dialects.RecordOf(name)
+		c, ok := reg.Lookup(name)
+		if !found || !ok {
+			return nil, fmt.Errorf("loadgen: no codec for %s", name)
 		}
-		out[i] = w
+		out[i] = lang{name: name, codec: c, wire: wire{LoadPaths: rec.Load, taskID: !c.Holds(canonical.ActRequest).Has(canonical.CID)}}
 	}
-	return out
-}()
+	return out, nil
+}
 
 // answerTo returns the request id an answer names, "" when none.
 func (w *wire) answerTo(frame []byte) string {
-	for _, p := range w.correlation {
+	for _, p := range w.Correlation {
 		if v := gjson.GetBytes(frame, p); v.Exists() {
 			return v.String()
 		}
@@ -62,7 +54,7 @@ func (w *wire) answerTo(frame []byte) string {
 }
 
 // requestID is the id requester id gives its request seq: the requester's
-// id, a dash and the sequence number, upper case for bluelabel.
+// id, a dash and the sequence number.
 func requestID(dst []byte, id string, seq int) []byte {
 	dst = append(dst, id...)
 	dst = append(dst, '-')
@@ -117,8 +109,9 @@ func filler(n int) string {
 	return string(append(b, "]}"...))
 }
 
-// request is requester from's request seq to the responder to.
-func request(d int, from, to string, id string, args []byte) *canonical.Envelope {
+// request is requester from's request id to the responder to, in a
+// dialect whose messages are w.
+func request(w *wire, from, to string, id string, args []byte) *canonical.Envelope {
 	env := &canonical.Envelope{
 		Act:       canonical.ActRequest,
 		Sender:    canonical.Party{ID: from},
@@ -126,7 +119,7 @@ func request(d int, from, to string, id string, args []byte) *canonical.Envelope
 		Operation: canonical.Operation{Name: "echo"},
 		Arguments: canonical.JSON(args),
 	}
-	if wires[d].taskID {
+	if w.taskID {
 		env.TaskID = id
 	} else {
 		env.ID = id

@@ -1,8 +1,9 @@
 // Package mappings holds the mapping files: the YAML that says how the
 // dialects' words, agent names, operation names and payloads line up, and
-// that can declare a dialect of its own. The defaults of the five built-in
-// dialects are embedded (defaults/*.yaml: their vocabulary tables); each
-// file a user gives is layered over them, later files winning.
+// that can declare a dialect of its own. Each dialect's package holds its
+// default file (its vocabulary tables) and registers it with its record
+// (dialects.Record); each file a user gives is layered over those, later
+// files winning. This package knows no dialect.
 //
 // A file's top-level keys, all optional:
 //

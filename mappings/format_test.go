@@ -9,7 +9,7 @@ import (
 
 // TestFormatRoundTrip: what Format prints loads again into the same tables.
 func TestFormatRoundTrip(t *testing.T) {
-	s := MustDefaults()
+	s := testDefaults(t)
 	hook, err := os.ReadFile("../examples/hook.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -2,21 +2,15 @@ package mappings
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-bridge/mcp-bridge/internal/located"
-	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/located"
 	"gopkg.in/yaml.v3"
 )
-
-//go:embed defaults/*.yaml
-var defaultFiles embed.FS
 
 var kindOrder = []string{canonical.KindAct, canonical.KindOutcome, canonical.KindError, canonical.KindPriority}
 
@@ -25,39 +19,6 @@ type Error = located.Error
 
 // Errors are all the problems found in a mapping file.
 type Errors = located.Errors
-
-// Defaults returns the embedded default mappings of the built-in dialects.
-func Defaults() (*Set, error) {
-	s := &Set{}
-	names, err := fs.Glob(defaultFiles, "defaults/*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range names {
-		data, err := defaultFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Add("mappings/"+n, data); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// MustDefaults is Defaults for the embedded files, which are known good.
-func MustDefaults() *Set {
-	s, err := Defaults()
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
-// DefaultFile returns the text of the embedded default mapping of a dialect.
-func DefaultFile(dialect string) ([]byte, error) {
-	return defaultFiles.ReadFile(path.Join("defaults", dialect+".yaml"))
-}
 
 // Add layers one mapping file over the set: its words, aliases, operation
 // names, act policies and rewrites are added to, or replace, those already

@@ -8,10 +8,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	s, err := Defaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testDefaults(t)
 	want := []string{"bluelabel", "collab", "elizaacl", "fuse", "swarm"}
 	if got := s.Dialects(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("dialects %v, want %v", got, want)
@@ -31,7 +28,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestTableLookups(t *testing.T) {
-	s := MustDefaults()
+	s := testDefaults(t)
 	eliza := s.Vocabulary("elizaacl")
 	if c, ok := eliza.Table(canonical.KindOutcome).Canonical("PARTIAL_SUCCESS"); !ok || c != "partial" {
 		t.Errorf("fold_case: %q %v", c, ok)
@@ -58,7 +55,7 @@ func TestTableLookups(t *testing.T) {
 }
 
 func TestLayering(t *testing.T) {
-	s := MustDefaults()
+	s := testDefaults(t)
 	err := s.Add("site.yaml", []byte(`dialect: swarm
 vocabulary:
   priority:

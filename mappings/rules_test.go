@@ -140,7 +140,7 @@ vocabulary:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := MustDefaults()
+			s := testDefaults(t)
 			err := s.Add("bad.yaml", []byte(c.text))
 			if err == nil {
 				t.Fatalf("no error, want %s", c.want)
@@ -155,7 +155,7 @@ vocabulary:
 // TestEveryProblemListed: a file with several problems reports them all,
 // and changes nothing.
 func TestEveryProblemListed(t *testing.T) {
-	s := MustDefaults()
+	s := testDefaults(t)
 	err := s.Add("two.yaml", []byte(`aliases:
   bluelabel: {Eddy: EDDY}
   nowhere: {a: b}
@@ -175,7 +175,7 @@ acts:
 }
 
 func TestRules(t *testing.T) {
-	s := MustDefaults()
+	s := testDefaults(t)
 	if err := s.Add("site.yaml", []byte(`aliases:
   bluelabel:
     Eddy: EDDY
@@ -252,7 +252,7 @@ func TestDeclaration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := MustDefaults()
+	s := testDefaults(t)
 	if err := s.Add("examples/hook.yaml", data); err != nil {
 		t.Fatal(err)
 	}

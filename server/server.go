@@ -23,8 +23,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/console"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
@@ -56,16 +56,13 @@ type Server struct {
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
-// embedded defaults, the run-time policy (serve.yaml), the config's
+// dialects' defaults, the run-time policy (serve.yaml), the config's
 // mapping files, then extra (the --mapping flags).
 func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	m, err := mappings.Defaults()
-	if err != nil {
-		return nil, err
-	}
+	m := dialects.DefaultMappings()
 	if err := m.Add(ServePolicyFile, servePolicy); err != nil {
 		return nil, err
 	}
@@ -97,8 +94,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
 		QueuePerAgent: cfg.QueuePerAgent, QueueTotal: cfg.QueueTotal, DedupeWindow: offIfZero(cfg.DedupeWindow), Heartbeat: offIfZero(cfg.Heartbeat),
-		ForgetAfter: cfg.HTTP.ForgetAfter,
-		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
+		ForgetAfter:   cfg.HTTP.ForgetAfter,
+		DedupeEntries: cfg.Memory.DedupeEntries, DedupeAnswers: noneIfZero(cfg.Memory.DedupeAnswers), PendingRequests: cfg.Memory.PendingRequests,
+		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
 		Logger: log, Metrics: metrics,
@@ -131,6 +129,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	if cfg.PProf {
+		s.servePProf()
+	}
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.ready.Load() {
@@ -184,6 +185,15 @@ func (s *Server) joinCluster(c config.Cluster, metrics prometheus.Registerer) er
 
 // Cluster returns the server's cluster instance, nil when it runs alone.
 func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
+
+// EmbeddedNATS returns the URL of the NATS server running in the process
+// (cluster.embedded), for other instances to join; "" when there is none.
+func (s *Server) EmbeddedNATS() string {
+	if s.embedded == nil {
+		return ""
+	}
+	return s.embedded.URL()
+}
 
 // Bridge returns the server's bridge core.
 func (s *Server) Bridge() *bridge.Bridge { return s.bridge }
@@ -309,6 +319,15 @@ func declaredTools(tools []config.Tool) []canonical.Tool {
 		out = append(out, ct)
 	}
 	return out
+}
+
+// noneIfZero maps a config size whose 0 means none to the bridge's
+// option, whose zero is its default and negative none.
+func noneIfZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // offIfZero turns a config duration into the bridge's option: 0 in the

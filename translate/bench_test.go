@@ -38,7 +38,7 @@ func benchMessage(b *testing.B, variant, d string) []byte {
 func BenchmarkDecode(b *testing.B) {
 	reg := builtin.Default()
 	for _, v := range variantNames {
-		for _, d := range builtin.Names {
+		for _, d := range dialects.Names() {
 			c, _ := reg.Lookup(d)
 			msg := benchMessage(b, v, d)
 			b.Run(v+"/"+d, func(b *testing.B) {
@@ -59,7 +59,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkEncode(b *testing.B) {
 	reg := builtin.Default()
 	for _, v := range variantNames {
-		for _, d := range builtin.Names {
+		for _, d := range dialects.Names() {
 			c, _ := reg.Lookup(d)
 			msg := benchMessage(b, v, d)
 			env, err := c.Decode(msg)
@@ -87,9 +87,9 @@ func BenchmarkEncode(b *testing.B) {
 func BenchmarkTranslate(b *testing.B) {
 	tr := translate.Translator{Registry: builtin.Default()}
 	for _, v := range variantNames {
-		for _, from := range builtin.Names {
+		for _, from := range dialects.Names() {
 			msg := benchMessage(b, v, from)
-			for _, to := range builtin.Names {
+			for _, to := range dialects.Names() {
 				b.Run(v+"/"+from+"_to_"+to, func(b *testing.B) {
 					b.SetBytes(int64(len(msg)))
 					b.ReportAllocs()
@@ -125,7 +125,7 @@ var renames = map[string]string{
 // renaming the fields of the envelope and its payload, and back.
 func BenchmarkBaselineMap(b *testing.B) {
 	for _, v := range variantNames {
-		for _, d := range builtin.Names {
+		for _, d := range dialects.Names() {
 			msg := benchMessage(b, v, d)
 			b.Run(v+"/"+d, func(b *testing.B) {
 				b.SetBytes(int64(len(msg)))
@@ -169,7 +169,7 @@ func BenchmarkRewrites(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		m    *mappings.Set
-	}{{"none", mappings.MustDefaults()}, {"five", withRules}} {
+	}{{"none", dialects.DefaultMappings()}, {"five", withRules}} {
 		tr := translate.Translator{Registry: builtin.Default(), Mappings: c.m}
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(msg)))

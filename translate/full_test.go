@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
@@ -28,7 +27,7 @@ import (
 // Validate; and every concept the source held either comes back from the
 // output with its value or is reported as a loss.
 func TestFullEnvelopes(t *testing.T) {
-	m := mappings.MustDefaults()
+	m := dialects.DefaultMappings()
 	hook, err := os.ReadFile(filepath.Join("..", "examples", "hook.yaml"))
 	if err != nil {
 		t.Fatal(err)

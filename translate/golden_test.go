@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -31,8 +32,8 @@ func TestGolden(t *testing.T) {
 	for _, s := range allSamples(t) {
 		bySource[s.dialect] = append(bySource[s.dialect], s)
 	}
-	for _, from := range builtin.Names {
-		for _, to := range builtin.Names {
+	for _, from := range dialects.Names() {
+		for _, to := range dialects.Names() {
 			name := from + "_to_" + to
 			t.Run(name, func(t *testing.T) {
 				got := goldenFile(t, &tr, from, to, bySource[from])

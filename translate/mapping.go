@@ -9,11 +9,12 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
-// applyMappings runs the mapping set's rules on env between decoding it as
-// from and encoding it as to, in this order: agent aliases, operation names,
-// the act policy, payload rewrites. It reports whether a policy drops the
-// message.
-func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, canonicalIDs bool, ctx *dialects.EncodeContext) (drop bool, err error) {
+// applyMappings runs the rules of t's mapping set on env between decoding
+// it as from and encoding it as to, in this order: agent aliases, operation
+// names, the act policy, payload rewrites. It reports whether a policy
+// drops the message.
+func (t *Translator) applyMappings(env *canonical.Envelope, from, to string, canonicalIDs bool, ctx *dialects.EncodeContext) (drop bool, err error) {
+	m := t.Mappings
 	if m.HasAliases() {
 		idsFrom := from
 		if canonicalIDs {
@@ -24,10 +25,13 @@ func applyMappings(m *mappings.Set, env *canonical.Envelope, from, to string, ca
 			env.Receiver.ID = realias(m, idsFrom, to, env.Receiver.ID)
 		}
 	}
-	op := operationName(from, env.Operation)
+	op := env.Operation.Name
+	if env.Operation.Capability != "" && t.twoLevel(from) {
+		op = env.Operation.Capability + "/" + op
+	}
 	if len(m.Operations()) > 0 && op != "" {
 		if name, ok := m.OperationName(from, op, to); ok {
-			env.Operation = targetOperation(to, name, env.Operation)
+			env.Operation = targetOperation(name, env.Operation, t.twoLevel(to))
 		}
 	}
 	if drop, err := applyActPolicy(m, env, to, ctx); drop || err != nil {
@@ -69,23 +73,19 @@ func realias(m *mappings.Set, from, to, id string) string {
 	return id
 }
 
-// The dialect whose operations have two levels, written "capability/action"
-// in the operation names table.
-const twoLevel = "fuse"
-
-// operationName returns the operation's name as dialect spells it in the
-// operation names table.
-func operationName(dialect string, op canonical.Operation) string {
-	if dialect == twoLevel && op.Capability != "" {
-		return op.Capability + "/" + op.Name
-	}
-	return op.Name
+// twoLevel reports whether the dialect named d names operations in two
+// levels (dialects.TwoLevel), which the operation names table writes
+// "capability/action". A dialect the registry does not know does not.
+func (t *Translator) twoLevel(d string) bool {
+	c, ok := t.Registry.Lookup(d)
+	return ok && dialects.TwoLevel(c)
 }
 
-// targetOperation returns the operation named name in dialect: split into
-// capability and action for the two-level dialect.
-func targetOperation(dialect, name string, old canonical.Operation) canonical.Operation {
-	if dialect == twoLevel {
+// targetOperation returns the operation named name in the table, in a
+// dialect that names operations in two levels or not: split into
+// capability and action in the first.
+func targetOperation(name string, old canonical.Operation, twoLevel bool) canonical.Operation {
+	if twoLevel {
 		if c, a, ok := strings.Cut(name, "/"); ok {
 			return canonical.Operation{Capability: c, Name: a}
 		}

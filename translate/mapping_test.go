@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -62,7 +63,7 @@ func TestMappingCapabilities(t *testing.T) {
 	dir := filepath.Join("testdata", "mapping")
 	for _, tc := range mappingCases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := mappings.MustDefaults()
+			m := dialects.DefaultMappings()
 			if tc.mapping != "" {
 				data, err := os.ReadFile(filepath.Join(dir, tc.mapping))
 				if err != nil {
@@ -131,7 +132,7 @@ func TestMappingCapabilities(t *testing.T) {
 // TestDefaultsKeepGoldens: translating through the default mapping set (no
 // rules, the words moved to YAML) gives the codecs issue's golden files.
 func TestDefaultsKeepGoldens(t *testing.T) {
-	m := mappings.MustDefaults()
+	m := dialects.DefaultMappings()
 	reg, err := builtin.Registry(m)
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +142,8 @@ func TestDefaultsKeepGoldens(t *testing.T) {
 	for _, s := range allSamples(t) {
 		bySource[s.dialect] = append(bySource[s.dialect], s)
 	}
-	for _, from := range builtin.Names {
-		for _, to := range builtin.Names {
+	for _, from := range dialects.Names() {
+		for _, to := range dialects.Names() {
 			got := goldenFile(t, &tr, from, to, bySource[from])
 			want, err := os.ReadFile(filepath.Join("testdata", "golden", from+"_to_"+to+".json"))
 			if err != nil {

@@ -25,7 +25,7 @@ type sample struct {
 // allSamples reads the samples of every built-in dialect.
 func allSamples(t testing.TB) []sample {
 	var out []sample
-	for _, d := range builtin.Names {
+	for _, d := range dialects.Names() {
 		for _, s := range dialecttest.Samples(t, filepath.Join("..", "dialects", d, dialecttest.SamplesDir)) {
 			out = append(out, sample{d, s})
 		}
@@ -49,7 +49,7 @@ func TestPairs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: %v", s.dialect, s.Name, err)
 		}
-		for _, to := range builtin.Names {
+		for _, to := range dialects.Names() {
 			t.Run(s.dialect+"/"+s.Name+"/to_"+to, func(t *testing.T) {
 				checkPair(t, reg, s, env, to)
 			})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/tidwall/gjson"
 )
@@ -19,7 +20,7 @@ func BenchRewriteRules(tb testing.TB) *mappings.Set {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := mappings.MustDefaults()
+	m := dialects.DefaultMappings()
 	if err := m.Add("bench-rewrites.yaml", rules); err != nil {
 		tb.Fatal(err)
 	}
@@ -32,12 +33,13 @@ func BenchmarkApplyMappings(b *testing.B) {
 	m := BenchRewriteRules(b)
 	msg, _ := os.ReadFile(filepath.Join("testdata", "bench", "swarm.json"))
 	args := gjson.GetBytes(msg, "payload.arguments").Raw
+	tr := &Translator{Registry: builtin.Default(), Mappings: m}
 	ctx := &dialects.EncodeContext{}
 	b.ReportAllocs()
 	for b.Loop() {
 		env := canonical.Envelope{Act: canonical.ActRequest, Operation: canonical.Operation{Name: "build_report"}, Arguments: canonical.JSON(args)}
 		ctx.Losses = ctx.Losses[:0]
-		if _, err := applyMappings(m, &env, "swarm", "elizaacl", false, ctx); err != nil {
+		if _, err := tr.applyMappings(&env, "swarm", "elizaacl", false, ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

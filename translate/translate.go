@@ -155,7 +155,7 @@ func (t *Translator) encode(dst []byte, from string, dstCodec dialects.Codec, en
 	}
 	ctx.Losses = ctx.Losses[:0]
 	if t.Mappings != nil {
-		drop, err := applyMappings(t.Mappings, env, from, to, opts.CanonicalIDs, ctx)
+		drop, err := t.applyMappings(env, from, to, opts.CanonicalIDs, ctx)
 		if err != nil {
 			return Result{}, err
 		}

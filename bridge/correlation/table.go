@@ -47,17 +47,25 @@ type Request[R, V comparable] struct {
 	Start time.Time
 	// Level is the request's queue level: its answers go no lower.
 	Level int
-	// DedupeKey is the request's entry in the dedupe table, if it has one.
-	DedupeKey string
+	// DedupeKey is the request's entry in the dedupe table; zero if it has
+	// none.
+	DedupeKey DedupeKey
 	// Out is the request as delivered, for retries; Attempts counts them.
 	Out      atomic.Pointer[canonical.Envelope]
 	Attempts atomic.Int32
 
 	timer *time.Timer
+	// older and newer link the open requests in the order they were
+	// opened (guarded by the table's lock).
+	older, newer *Request[R, V]
 	// waiters are the requesters that sent it again while it was open,
 	// each owed its answer (guarded by the table's lock).
 	waiters []R
 }
+
+// DedupeKey identifies a message in the bridge's dedupe table: a 128-bit
+// hash. The zero value is none.
+type DedupeKey [2]uint64
 
 // Restore writes the requester's correlation values into a message bound
 // for it: the reply names what the requester expects to see.
@@ -93,13 +101,21 @@ type Table[R comparable, V Receiver] struct {
 	closed map[string]struct{}
 	ring   []string
 	next   int
+	// oldest and newest end the list of open requests, by when they were
+	// opened; limit bounds their number.
+	oldest, newest *Request[R, V]
+	limit          int
 }
 
-// NewTable returns an empty table.
-func NewTable[R comparable, V Receiver]() *Table[R, V] {
+// NewTable returns an empty table that holds at most limit open requests
+// (no bound when limit is 0 or less).
+func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 	return &Table[R, V]{byToken: map[string]*Request[R, V]{}, byTask: map[requesterKey[R]]*Request[R, V]{},
-		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory)}
+		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory), limit: limit}
 }
+
+// Limit returns the table's bound, 0 for none.
+func (t *Table[R, V]) Limit() int { return max(t.limit, 0) }
 
 // NewToken returns a correlation token every dialect can carry as an id
 // (bluelabel's ids are upper case).
@@ -107,9 +123,10 @@ func NewToken() string { return strings.ToUpper(uuid.NewString()) }
 
 // Open records p under a new token, or under the token of the requester's
 // open request with the same task id, which p replaces, and arms its timer:
-// after d, p is closed and expired runs. It returns the token and the
-// request p replaced, if any.
-func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced *Request[R, V]) {
+// after d, p is closed and expired runs. It returns the token, the request
+// p replaced, if any, and the oldest open request, closed to keep the
+// table within its limit, if any: its requester is owed an answer.
+func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced, evicted *Request[R, V]) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p.TaskID != "" {
@@ -125,13 +142,44 @@ func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (t
 		p.Token = NewToken()
 	}
 	t.byToken[p.Token] = p
+	t.linkLocked(p)
+	if t.limit > 0 && len(t.byToken) > t.limit {
+		evicted = t.oldest
+		t.removeLocked(evicted, true)
+	}
 	p.Receiver.Inflight(1)
 	p.timer = time.AfterFunc(d, func() {
 		if t.Take(p) {
 			expired()
 		}
 	})
-	return p.Token, replaced
+	return p.Token, replaced, evicted
+}
+
+// linkLocked puts p at the new end of the open requests.
+func (t *Table[R, V]) linkLocked(p *Request[R, V]) {
+	p.older, p.newer = t.newest, nil
+	if t.newest != nil {
+		t.newest.newer = p
+	} else {
+		t.oldest = p
+	}
+	t.newest = p
+}
+
+// unlinkLocked takes p out of the open requests.
+func (t *Table[R, V]) unlinkLocked(p *Request[R, V]) {
+	if p.older != nil {
+		p.older.newer = p.newer
+	} else if t.oldest == p {
+		t.oldest = p.newer
+	}
+	if p.newer != nil {
+		p.newer.older = p.older
+	} else if t.newest == p {
+		t.newest = p.older
+	}
+	p.older, p.newer = nil, nil
 }
 
 // Match returns the open request a message from the agent v answers: one
@@ -185,6 +233,7 @@ func (t *Table[R, V]) Take(p *Request[R, V]) bool {
 // (not when p is replaced by a follow-up under the same token).
 func (t *Table[R, V]) removeLocked(p *Request[R, V], remember bool) {
 	delete(t.byToken, p.Token)
+	t.unlinkLocked(p)
 	p.Receiver.Inflight(-1)
 	if p.TaskID != "" {
 		k := requesterKey[R]{p.Requester, p.TaskID}

@@ -43,19 +43,19 @@ type requester struct{ name string }
 type req = Request[*requester, *agent]
 
 func TestTable(t *testing.T) {
-	tb := NewTable[*requester, *agent]()
+	tb := NewTable[*requester, *agent](0)
 	a, b := &agent{id: "a"}, &agent{id: "b"}
 	s := &requester{"s"}
 	never := func() { t.Error("a timer fired") }
 	p1 := &req{Requester: s, TaskID: "T-1", ID: "m-1", Receiver: a}
-	tok, replaced := tb.Open(p1, time.Hour, never)
+	tok, replaced, _ := tb.Open(p1, time.Hour, never)
 	if replaced != nil || tok == "" {
 		t.Fatalf("open: %q %v", tok, replaced)
 	}
 	// A second request of the same requester with the same task id takes
 	// over the token.
 	p2 := &req{Requester: s, TaskID: "T-1", ID: "m-2", Receiver: a}
-	if tok2, replaced := tb.Open(p2, time.Hour, never); tok2 != tok || replaced != p1 {
+	if tok2, replaced, _ := tb.Open(p2, time.Hour, never); tok2 != tok || replaced != p1 {
 		t.Errorf("same task: token %q (want %q), replaced %v", tok2, tok, replaced)
 	}
 	if tb.Count() != 1 || a.inflight != 1 {
@@ -88,7 +88,7 @@ func TestTable(t *testing.T) {
 	// A timer closes its request and runs the expiry once.
 	fired := make(chan struct{})
 	p3 := &req{Requester: s, Receiver: b}
-	tok3, _ := tb.Open(p3, time.Millisecond, func() { close(fired) })
+	tok3, _, _ := tb.Open(p3, time.Millisecond, func() { close(fired) })
 	select {
 	case <-fired:
 	case <-time.After(10 * time.Second):
@@ -103,7 +103,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestTableRequesters(t *testing.T) {
-	tb := NewTable[*requester, *agent]()
+	tb := NewTable[*requester, *agent](0)
 	a := &agent{id: "a"}
 	s1, s2, w := &requester{"s1"}, &requester{"s2"}, &requester{"w"}
 	p1 := &req{Requester: s1, Receiver: a}
@@ -131,12 +131,12 @@ func TestTableRequesters(t *testing.T) {
 // TestLateMemory: the table remembers a bounded number of closed tokens,
 // forgetting the oldest.
 func TestLateMemory(t *testing.T) {
-	tb := NewTable[*requester, *agent]()
+	tb := NewTable[*requester, *agent](0)
 	a := &agent{id: "a"}
 	var first string
 	for i := range lateMemory + 10 {
 		p := &req{Requester: &requester{}, Receiver: a}
-		tok, _ := tb.Open(p, time.Hour, func() {})
+		tok, _, _ := tb.Open(p, time.Hour, func() {})
 		tb.Take(p)
 		if i == 0 {
 			first = tok
@@ -173,11 +173,11 @@ func TestRestore(t *testing.T) {
 // TestTakeFor: a requester closes its own open request by token, and no
 // one else's.
 func TestTakeFor(t *testing.T) {
-	tb := NewTable[*requester, *agent]()
+	tb := NewTable[*requester, *agent](0)
 	a := &agent{id: "a"}
 	mine, other := &requester{"mine"}, &requester{"other"}
 	p := &req{Requester: mine, Receiver: a}
-	tok, _ := tb.Open(p, time.Hour, func() {})
+	tok, _, _ := tb.Open(p, time.Hour, func() {})
 	if tb.TakeFor(tok, other) != nil || !tb.IsOpen(p) {
 		t.Fatal("another requester closed the request")
 	}
@@ -189,5 +189,49 @@ func TestTakeFor(t *testing.T) {
 	}
 	if !tb.Late(&canonical.Envelope{InReplyTo: tok}) {
 		t.Error("an answer after TakeFor is not late")
+	}
+}
+
+// TestTableLimit: past its limit the table closes its oldest open request
+// and returns it; requests closed meanwhile, or replaced by a follow-up,
+// are no longer in line.
+func TestTableLimit(t *testing.T) {
+	tb := NewTable[*requester, *agent](3)
+	a := &agent{id: "A"}
+	r := &requester{name: "r"}
+	open := func(task string) *req {
+		p := &req{Requester: r, Receiver: a, TaskID: task}
+		if _, _, evicted := tb.Open(p, time.Hour, func() {}); evicted != nil {
+			t.Fatalf("opening %q evicted %q", task, evicted.TaskID)
+		}
+		return p
+	}
+	p1, p2, p3 := open("t1"), open("t2"), open("t3")
+	tb.Take(p2)                                         // closed: out of line
+	follow := open("t3")                                // replaces p3 under its token
+	p4 := &req{Requester: r, Receiver: a, TaskID: "t4"} // the limit: 3 open (p1, follow, p4)
+	if _, _, evicted := tb.Open(p4, time.Hour, func() {}); evicted != nil {
+		t.Fatalf("three open of three: evicted %q", evicted.TaskID)
+	}
+	p5 := &req{Requester: r, Receiver: a, TaskID: "t5"}
+	_, _, evicted := tb.Open(p5, time.Hour, func() {})
+	if evicted != p1 {
+		t.Fatalf("evicted %v, want the oldest, t1", evicted)
+	}
+	if tb.IsOpen(p1) || !tb.IsOpen(follow) || !tb.IsOpen(p4) || !tb.IsOpen(p5) || tb.IsOpen(p3) {
+		t.Errorf("open after the eviction: t1 %v, t3 follow-up %v, t4 %v, t5 %v, t3 %v", tb.IsOpen(p1), tb.IsOpen(follow), tb.IsOpen(p4), tb.IsOpen(p5), tb.IsOpen(p3))
+	}
+	if tb.Count() != 3 || a.inflight != 3 {
+		t.Errorf("count %d, in flight %d; want 3, 3", tb.Count(), a.inflight)
+	}
+	if !tb.Late(&canonical.Envelope{InReplyTo: p1.Token}) {
+		t.Error("an answer to the evicted request is not known as late")
+	}
+	// Next in line: the follow-up of t3, then t4.
+	for _, want := range []*req{follow, p4} {
+		p := &req{Requester: r, Receiver: a}
+		if _, _, evicted := tb.Open(p, time.Hour, func() {}); evicted != want {
+			t.Errorf("evicted %v, want %q", evicted, want.TaskID)
+		}
 	}
 }

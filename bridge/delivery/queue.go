@@ -64,6 +64,9 @@ func (b *Budget) release(n int) { b.queued.Add(-int64(n)) }
 // Len returns how many messages the budget's queues hold.
 func (b *Budget) Len() int { return int(b.queued.Load()) }
 
+// Limit returns the budget's bound.
+func (b *Budget) Limit() int { return int(b.limit) }
+
 // QueueOptions configure a Queue.
 type QueueOptions struct {
 	// Limit bounds the messages waiting in this queue (CRITICAL and forced
@@ -82,7 +85,10 @@ type QueueOptions struct {
 // Queue is one connection's outbound queue: the highest priority level
 // first, first in first out within a level (so per sender too). One writer
 // goroutine hands the messages to the link, so a slow receiver holds up only
-// its own queue.
+// its own queue. The writer starts with the first message: a connection
+// that is never sent anything costs no goroutine. Once started it stays,
+// parked while the queue is empty, so that a busy connection does not
+// start a goroutine (and grow its stack) for every message.
 type Queue struct {
 	link Link
 	opt  QueueOptions
@@ -91,6 +97,8 @@ type Queue struct {
 	n    int // queued, all levels
 	wake chan struct{}
 	done chan struct{}
+	// started is set once the writer runs.
+	started bool
 	// closed is set once the writer is told to stop; what is queued then
 	// fails with ErrDisconnect.
 	closed bool
@@ -101,11 +109,11 @@ type Queue struct {
 	stopSend func()
 }
 
-// NewQueue returns the queue of link and starts its writer.
+// NewQueue returns the queue of link; its writer starts with the first
+// message.
 func NewQueue(link Link, opt QueueOptions) *Queue {
 	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	opt.Watchdog.add(q)
-	go q.write()
 	return q
 }
 
@@ -130,8 +138,14 @@ func (q *Queue) Put(it *Item) error {
 	q.q[it.Level] = append(q.q[it.Level], it)
 	q.n++
 	n := q.n
+	start := !q.started
+	q.started = true
 	q.mu.Unlock()
 	q.length(n)
+	if start {
+		go q.write()
+		return nil
+	}
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -229,6 +243,7 @@ func (q *Queue) Close() {
 		return
 	}
 	q.closed = true
+	started := q.started
 	var left []*Item
 	for l := range q.q {
 		left = append(left, q.q[l]...)
@@ -238,6 +253,10 @@ func (q *Queue) Close() {
 	q.n = 0
 	q.mu.Unlock()
 	q.length(0)
+	if !started {
+		q.opt.Watchdog.remove(q)
+		close(q.done)
+	}
 	select {
 	case q.wake <- struct{}{}:
 	default:

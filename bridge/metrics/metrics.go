@@ -29,6 +29,7 @@ type Metrics struct {
 	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
 	connections prometheus.Gauge         // bridge_connections
 	pending     prometheus.GaugeFunc     // bridge_pending_requests
+	reg         prometheus.Registerer    // where Table registers; nil: nowhere
 }
 
 // New returns the metrics, registered with r (nil registers none); pending
@@ -74,7 +75,7 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 			Buckets: prometheus.ExponentialBuckets(0.000005, 3, 10),
 		}),
 		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "bridge_agent_status", Help: "1 for an agent's current lifecycle state, 0 for the others.",
+			Name: "bridge_agent_status", Help: "An agent's current lifecycle state: one series per agent, with the value 1.",
 		}, []string{"agent_id", "status"}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "bridge_connections", Help: "Attached connections.",
@@ -83,6 +84,7 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 			Name: "bridge_pending_requests", Help: "Requests awaiting their answer.",
 		}, pending),
 	}
+	m.reg = r
 	if r == nil {
 		return m, nil
 	}
@@ -142,16 +144,16 @@ func (m *Metrics) Circuit(id string, state int) { m.circuit.WithLabelValues(id).
 // Connections adds delta to the attached connections.
 func (m *Metrics) Connections(delta int) { m.connections.Add(float64(delta)) }
 
-// Status sets the agent id's lifecycle state: 1 for status, 0 for the
-// others of statuses.
+// Status sets the agent id's lifecycle state: its one series, for status,
+// is 1; those of the other statuses are removed (a series per agent and
+// status would cost every agent of a large bridge a few kilobytes).
 func (m *Metrics) Status(id, status string, statuses []string) {
 	for _, st := range statuses {
-		v := 0.0
-		if st == status {
-			v = 1
+		if st != status {
+			m.status.DeleteLabelValues(id, st)
 		}
-		m.status.WithLabelValues(id, st).Set(v)
 	}
+	m.status.WithLabelValues(id, status).Set(1)
 }
 
 // Forget removes the series of an agent the bridge no longer knows.

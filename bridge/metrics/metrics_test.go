@@ -49,10 +49,9 @@ bridge_late_answers_total 2
 # HELP bridge_circuit_state An agent's circuit breaker: 0 closed, 1 half-open, 2 open.
 # TYPE bridge_circuit_state gauge
 bridge_circuit_state{agent_id="b"} 2
-# HELP bridge_agent_status 1 for an agent's current lifecycle state, 0 for the others.
+# HELP bridge_agent_status An agent's current lifecycle state: one series per agent, with the value 1.
 # TYPE bridge_agent_status gauge
 bridge_agent_status{agent_id="b",status="READY"} 1
-bridge_agent_status{agent_id="b",status="STOPPED"} 0
 # HELP bridge_pending_requests Requests awaiting their answer.
 # TYPE bridge_pending_requests gauge
 bridge_pending_requests 7

@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio | --listen ADDR) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... " +
@@ -44,7 +44,7 @@ type callFlags struct {
 // request instead, prints the answer and exits.
 func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("agent", agentSynopsis, stderr)
-	dialect := fs.String("dialect", "", "the dialect the agent speaks: "+strings.Join(builtin.Names, ", ")+" (required)")
+	dialect := fs.String("dialect", "", "the dialect the agent speaks: "+strings.Join(dialects.Names(), ", ")+" (required)")
 	id := fs.String("id", "", `the agent's id (default "<dialect>-agent", or "<dialect>-caller" with --call, as the dialect writes ids: "BLUELABEL-AGENT")`)
 	connect := fs.String("connect", "", "connect to the bridge at this WebSocket URL (ws://127.0.0.1:7300)")
 	stdio := fs.Bool("stdio", false, "speak newline-delimited JSON on standard input and output")

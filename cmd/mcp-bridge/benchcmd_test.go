@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -23,6 +24,10 @@ func TestBenchUsage(t *testing.T) {
 		{"negative payload", []string{"--payload", "-3"}, "bench: payload -3:"},
 		{"negative fail-every", []string{"--fail-every", "-1"}, "bench: fail-every -1:"},
 		{"no time", []string{"--timeout", "0s"}, "bench: timeout 0s: more than 0"},
+		{"no instance", []string{"--instances", "0"}, "bench: instances 0: at least 1"},
+		{"negative idle", []string{"--idle", "-1"}, "bench: idle -1: 0 or more agents"},
+		{"a cluster of an external bridge", []string{"--instances", "2", "--external", "http://127.0.0.1:7300"}, "bench: instances 2: a cluster runs in this process"},
+		{"a cluster of two agents", []string{"--instances", "2", "--agents", "2"}, "bench: agents 2: at least 3 with 2 instances"},
 		{"not a number", []string{"--pairs", "many"}, `invalid value "many" for flag -pairs`},
 		{"a stray argument", []string{"--pairs", "10", "extra"}, `bench: unexpected argument "extra"`},
 		{"unknown flag", []string{"--verbose"}, "flag provided but not defined"},
@@ -54,6 +59,8 @@ func TestBench(t *testing.T) {
 			[]string{"10 agents (5 requesters, 5 responders, over 5 dialects), validate schema, window 8", "500 asked, 500 sent, 500 completed", "lost         0", "\nPASS: "}},
 		{"decode, a fixed rate", []string{"--agents", "10", "--pairs", "200", "--validate", "decode", "--rate", "2000", "--window", "2"}, exitOK,
 			[]string{"validate decode, window 2, 2000 pairs/s offered", "200 completed", "\nPASS: "}},
+		{"a cluster", []string{"--agents", "10", "--pairs", "300", "--instances", "2"}, exitOK,
+			[]string{"2 bridges in a cluster on one NATS, every pair across instances", "300 completed", "single bridge", "cross-instance", "\nPASS: "}},
 		{"errors", []string{"--agents", "10", "--pairs", "500", "--fail-every", "10"}, exitInvalid,
 			[]string{"450 completed", "errors       50", "\nFAIL: 50 errors\n"}},
 	}
@@ -91,5 +98,48 @@ func TestBenchProcess(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "mcp-bridge bench: a bridge on loopback, 10 agents, 300 pairs") {
 		t.Errorf("stderr %s", errOut.String())
+	}
+}
+
+// TestBenchOwnProcess: with --spawn the bench starts `serve` as a child and
+// drives it, with --external it drives a serve child the test started;
+// either way the report has the bridge process's memory and GC pauses, and
+// with --idle what the idle agents cost and how fast one answers.
+func TestBenchOwnProcess(t *testing.T) {
+	t.Setenv("MCP_BRIDGE_RUN_MAIN", "1") // the spawned child runs main
+	cmd, addr, errOut := serveChild(t, "--listen", "127.0.0.1:0")
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		waitExit(t, cmd, errOut)
+	}()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"spawn", []string{"--spawn", "--agents", "10", "--pairs", "300", "--idle", "50"},
+			[]string{"its own process: RSS", "collections during the load", "50 agents connected", "KB resident", "a request to one of them: p50", "\nPASS: "}},
+		{"external", []string{"--external", "http://" + addr, "--agents", "10", "--pairs", "300"},
+			[]string{"its own process: RSS", "300 completed", "\nPASS: "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, stderr bytes.Buffer
+			if code := runBench(tc.args, strings.NewReader(""), &out, &stderr); code != exitOK {
+				t.Fatalf("exit %d; stderr %s\n%s", code, stderr.String(), out.String())
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("no %q in the report:\n%s", want, out.String())
+				}
+			}
+		})
+	}
+	var out, stderr bytes.Buffer
+	if code := runBench([]string{"--spawn", "--external", "http://" + addr}, strings.NewReader(""), &out, &stderr); code != exitUsage {
+		t.Errorf("--spawn with --external: exit %d, want %d", code, exitUsage)
+	}
+	if code := runBench([]string{"--external", "http://127.0.0.1:1", "--pairs", "10"}, strings.NewReader(""), &out, &stderr); code != exitInvalid ||
+		!strings.Contains(stderr.String(), "external bridge http://127.0.0.1:1") {
+		t.Errorf("no bridge there: exit %d, stderr %s", code, stderr.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -18,9 +19,9 @@ type fileList []string
 func (f *fileList) String() string     { return strings.Join(*f, ",") }
 func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
 
-// loadMappings layers the named mapping files over the embedded defaults.
+// loadMappings layers the named mapping files over the dialects' defaults.
 func loadMappings(files []string) (*mappings.Set, error) {
-	m := mappings.MustDefaults()
+	m := dialects.DefaultMappings()
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -86,7 +87,7 @@ func runMappingsCheck(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	m := mappings.MustDefaults()
+	m := dialects.DefaultMappings()
 	code := exitOK
 	for _, f := range files {
 		data, err := os.ReadFile(f)

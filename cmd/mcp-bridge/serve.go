@@ -57,6 +57,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	server.ApplyMemory(cfg.Memory, log)
 	srv, err := server.New(cfg, maps, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)

@@ -273,3 +273,54 @@ func TestServeEveryMistake(t *testing.T) {
 		}
 	}
 }
+
+// TestServeMemorySettings: serve sets the runtime's GOGC and GOMEMLIMIT
+// from the config's memory section unless the environment sets them, and
+// serves /debug/pprof/ only when pprof is on.
+func TestServeMemorySettings(t *testing.T) {
+	get := func(addr, path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	cfgFile := t.TempDir() + "/serve.yaml"
+	if err := os.WriteFile(cfgFile, []byte("listen: 127.0.0.1:0\nmemory: {gogc: 250, limit: 256MiB}\npprof: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, gogc string
+		args       []string
+		want       []string
+		pprof      int
+	}{
+		{"the config's", "", []string{"--config", cfgFile}, []string{"go_gc_gogc_percent 250", "go_gc_gomemlimit_bytes 2.68435456e+08"}, http.StatusOK},
+		{"the environment wins", "80", []string{"--config", cfgFile}, []string{"go_gc_gogc_percent 80", "go_gc_gomemlimit_bytes 2.68435456e+08"}, http.StatusOK},
+		{"the defaults", "", []string{"--listen", "127.0.0.1:0"}, []string{"go_gc_gogc_percent 100", "go_gc_gomemlimit_bytes 9.223372036854776e+18"}, http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOGC", tc.gogc) // restored when the test ends
+			if tc.gogc == "" {
+				os.Unsetenv("GOGC")
+			}
+			cmd, addr, errOut := serveChild(t, tc.args...)
+			_, page := get(addr, "/metrics")
+			for _, w := range tc.want {
+				if !strings.Contains(page, "\n"+w+"\n") {
+					t.Errorf("/metrics lacks %q", w)
+				}
+			}
+			if code, _ := get(addr, "/debug/pprof/"); code != tc.pprof {
+				t.Errorf("/debug/pprof/: %d, want %d", code, tc.pprof)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			waitExit(t, cmd, errOut)
+		})
+	}
+}

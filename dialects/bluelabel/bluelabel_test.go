@@ -3,13 +3,13 @@ package bluelabel_test
 import (
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/bluelabel"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
 func codec() *bluelabel.Codec {
-	return bluelabel.New(mappings.MustDefaults().Vocabulary(bluelabel.Name))
+	return bluelabel.New(dialects.DefaultMappings().Vocabulary(bluelabel.Name))
 }
 
 func TestContract(t *testing.T) { dialecttest.Run(t, codec()) }

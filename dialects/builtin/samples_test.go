@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 )
@@ -191,7 +192,7 @@ func TestRealworld(t *testing.T) {
 // TestDetectSamples checks that detection picks each sample's own dialect.
 func TestDetectSamples(t *testing.T) {
 	reg := builtin.Default()
-	for _, d := range builtin.Names {
+	for _, d := range dialects.Names() {
 		for _, s := range dialecttest.Samples(t, filepath.Join("..", d, dialecttest.SamplesDir)) {
 			got, err := reg.Detect(s.Data)
 			if err != nil || got.Name() != d {

@@ -3,12 +3,12 @@ package collab_test
 import (
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/collab"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
-func newCodec() *collab.Codec { return collab.New(mappings.MustDefaults().Vocabulary(collab.Name)) }
+func newCodec() *collab.Codec { return collab.New(dialects.DefaultMappings().Vocabulary(collab.Name)) }
 
 // shared is one codec for the tests, so that its schema compiles once.
 var shared = newCodec()

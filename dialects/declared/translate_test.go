@@ -22,7 +22,7 @@ type sample struct {
 // builtinSamples reads the samples of every built-in dialect.
 func builtinSamples(t *testing.T) []sample {
 	var out []sample
-	for _, d := range builtin.Names {
+	for _, d := range dialects.Names() {
 		for _, s := range dialecttest.Samples(t, filepath.Join("..", d, dialecttest.SamplesDir)) {
 			out = append(out, sample{d, s})
 		}
@@ -48,7 +48,7 @@ func TestTranslateFromHook(t *testing.T) {
 	reg := builtinRegistry(t, hook)
 	for _, s := range dialecttest.Samples(t, dialecttest.SamplesDir) {
 		env := dialecttest.MustDecode(t, hook, s.Data)
-		for _, to := range builtin.Names {
+		for _, to := range dialects.Names() {
 			t.Run(s.Name+"/to_"+to, func(t *testing.T) {
 				dst, _ := reg.Lookup(to)
 				ctx := dialecttest.EncodeContext()

@@ -3,12 +3,14 @@ package elizaacl_test
 import (
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/mcp-bridge/mcp-bridge/dialects/elizaacl"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
-func codec() *elizaacl.Codec { return elizaacl.New(mappings.MustDefaults().Vocabulary(elizaacl.Name)) }
+func codec() *elizaacl.Codec {
+	return elizaacl.New(dialects.DefaultMappings().Vocabulary(elizaacl.Name))
+}
 
 func TestContract(t *testing.T) {
 	dialecttest.Run(t, codec(), dialecttest.Options{Invalid: map[string]string{

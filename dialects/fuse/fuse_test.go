@@ -16,7 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-var vocabulary = sync.OnceValue(func() *mappings.Vocabulary { return mappings.MustDefaults().Vocabulary(fuse.Name) })
+var vocabulary = sync.OnceValue(func() *mappings.Vocabulary { return dialects.DefaultMappings().Vocabulary(fuse.Name) })
 
 func codec() *fuse.Codec { return fuse.New(vocabulary()) }
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
 // patience bounds every wait of the tests; nothing is expected to take
@@ -28,7 +28,7 @@ func newBridge(t *testing.T) *bridge.Bridge {
 	t.Helper()
 	b, err := bridge.New(bridge.Options{
 		Registry: builtin.Default(),
-		Mappings: mappings.MustDefaults(),
+		Mappings: dialects.DefaultMappings(),
 		MaxFrame: testMaxFrame,
 		Logger:   slog.New(slog.NewJSONHandler(io.Discard, nil)),
 	})

@@ -18,8 +18,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 )
 
@@ -111,7 +111,7 @@ func run(t *testing.T, spec upstream.Spec) (*bridge.Bridge, *upstream.Upstream, 
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: mappings.MustDefaults(), Logger: log,
+	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: dialects.DefaultMappings(), Logger: log,
 		Heartbeat: -1, RequestTimeout: wait, Retry: &bridge.RetryPolicy{}})
 	if err != nil {
 		t.Fatal(err)

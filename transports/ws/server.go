@@ -62,19 +62,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.Close(code, truncate(err.Error()))
 		return
 	}
-	// A hijacked connection's request context never ends while the
-	// handler runs; reading without its cancellation spares every read
-	// a registration with it. Closing the connection ends the read.
-	err = serve(context.WithoutCancel(r.Context()), c, s, h.Bridge.MaxFrame())
-	// The connection goes first, so that a write to a peer that stopped
-	// reading ends at once and the session's queue can be failed.
-	c.CloseNow()
-	if closedNormally(err) {
-		s.Detach()
-		return
-	}
-	h.logger().Info("websocket connection lost", "remote", r.RemoteAddr, "agent", s.AgentID(), "error", err)
-	s.Lost(err)
+	// The connection is served on a goroutine of its own, and the handler
+	// returns: the HTTP request, its headers and the handler's stack are
+	// not kept for the connection's life (an idle agent costs that much
+	// less). The hijacked connection is no longer the HTTP server's.
+	remote, maxFrame := opts.Remote, h.Bridge.MaxFrame()
+	go func() {
+		// No context ends a read: closing the connection does.
+		err := serve(context.Background(), c, s, maxFrame)
+		// The connection goes first, so that a write to a peer that
+		// stopped reading ends at once and the session's queue can be
+		// failed.
+		c.CloseNow()
+		if closedNormally(err) {
+			s.Detach()
+			return
+		}
+		h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
+		s.Lost(err)
+	}()
 }
 
 func (h *Handler) logger() *slog.Logger {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
 
 // TestRefusedConnections: a connection the bridge will not attach is
@@ -20,10 +20,7 @@ import (
 // violation) for an agent without its token, 1001 (going away) while the
 // bridge shuts down, so that the agent may come back to its successor.
 func TestRefusedConnections(t *testing.T) {
-	m, err := mappings.Defaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := dialects.DefaultMappings()
 	reg, err := builtin.Registry(m)
 	if err != nil {
 		t.Fatal(err)
