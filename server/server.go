@@ -147,6 +147,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	})
 	if cfg.Cluster.Enabled() {
 		if err := s.joinCluster(cfg.Cluster, metrics); err != nil {
+			if s.console != nil {
+				s.console.Close()
+			}
 			return nil, err
 		}
 	}
