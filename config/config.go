@@ -37,6 +37,11 @@ type Config struct {
 	HTTP            HTTP
 	MCP             MCP
 	Cluster         Cluster
+	Auth            Auth
+	TLS             TLS
+	Limits          Limits
+	Reload          Reload
+	Tracing         Tracing
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
 }

@@ -101,6 +101,9 @@ func TestParseEveryKey(t *testing.T) {
 		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
+		Limits:  Limits{Burst: 1, Connections: 100000, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
+		Reload:  Reload{Watch: true, Debounce: 250 * time.Millisecond},
+		Tracing: Tracing{Exporter: "none", SampleRatio: 1},
 		File:    "/etc/bridge/serve.yaml",
 		Agents: []Agent{
 			// No restart_backoff for agents the bridge does not dial or run.
