@@ -63,6 +63,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics registers the bridge's metrics; nil registers none.
 	Metrics prometheus.Registerer
+	// Guard, when set, checks every received message before it is
+	// routed, and stamps the messages sent (tokens, rates).
+	Guard Guard
 }
 
 // The defaults of Options.
@@ -99,6 +102,7 @@ type Bridge struct {
 	forgetAfter    time.Duration
 	retries        resilience.RetryPolicy
 	breakers       resilience.BreakerPolicy
+	guard          Guard // nil: none
 
 	dir      *directory.Directory[endpoint]
 	pending  *correlation.Table[endpoint, *agent]
@@ -137,6 +141,7 @@ func New(opts Options) (*Bridge, error) {
 		queuePerAgent: opts.QueuePerAgent,
 		log:           opts.Logger,
 		forgetAfter:   opts.ForgetAfter,
+		guard:         opts.Guard,
 		dir:           directory.New[endpoint](),
 		pending:       correlation.NewTable[endpoint, *agent](),
 		sessions:      map[*Session]struct{}{},

@@ -13,10 +13,11 @@ import (
 const redacted = "[REDACTED]"
 
 // secretKeys are member names whose values never reach a log: credentials
-// (fuse's authentication.token) and the like.
+// (fuse's authentication member, whole) and the like.
 var secretKeys = map[string]bool{
 	"token": true, "access_token": true, "refresh_token": true, "password": true, "secret": true,
 	"api_key": true, "apikey": true, "authorization": true, "credentials": true, "private_key": true,
+	"authentication": true, "jwt": true, "bearer": true, "id_token": true, "client_secret": true,
 }
 
 // redactor removes sensitive values from messages before they are logged:

@@ -74,7 +74,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	})
 	if o.AgentID != "" {
 		s.mu.Lock()
-		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID))
+		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID), false)
 		s.mu.Unlock()
 		if e != nil {
 			s.Detach()
@@ -124,17 +124,24 @@ func (s *Session) bound() *agent {
 }
 
 // bind makes the session speak for the agent id (canonical), checking its
-// token and dialect; s.mu is held. The caller announces the agent READY
+// token and dialect; s.mu is held. proven says a message proved it speaks
+// for id (a token the Guard verified): then, as for a connection whose
+// Identity is id, the agent's static token is not asked for. The caller announces the agent READY
 // (connected) once s.mu is released: announcing locks other sessions. A
 // non-ephemeral session also receives the agent's messages from now on,
 // replacing an earlier connection of the agent.
-func (s *Session) bind(id string) *canonical.Error {
+func (s *Session) bind(id string, proven bool) *canonical.Error {
 	b := s.b
 	dialect := s.dialect
 	if id == b.id {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("%s is the bridge's own id; no agent may speak as it", id)}
 	}
-	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
+	if who := s.opts.Identity; who.Agent != "" && who.Agent != id {
+		return &canonical.Error{Code: canonical.ErrUnauthorized,
+			Message: fmt.Sprintf("this connection proved (%s) it speaks for %s; it may not speak as %s", who.By, who.Agent, id)}
+	}
+	proven = proven || s.opts.Identity.Agent == id
+	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Proven: proven, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
 	if err != nil {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: err.Error()}
 	}
@@ -222,7 +229,14 @@ func (s *Session) Receive(frame []byte) Receipt {
 		env.Receiver = canonical.Address{}
 	}
 	s.resolveIDs(codec.Name(), env)
-	if e := s.claim(env); e != nil {
+	var proven string
+	if g := b.guard; g != nil {
+		var e *canonical.Error
+		if proven, e = g.Admit(s, env); e != nil {
+			return s.refuse(env, e)
+		}
+	}
+	if e := s.claim(env, proven); e != nil {
 		return s.refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
@@ -245,7 +259,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	b := s.b
 	start := time.Now()
 	env.Origin = canonical.Origin{}
-	if e := s.claim(env); e != nil {
+	if e := s.claim(env, ""); e != nil {
 		return s.refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
@@ -333,8 +347,9 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 // binding an unbound session to it. A message without a sender speaks for
 // the bound agent; a capability declaration without one (fuse's
 // declaration document) needs the session bound, since it declares its
-// sender.
-func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
+// sender. proven is the agent id the message proved it speaks for, "" if
+// none.
+func (s *Session) claim(env *canonical.Envelope, proven string) *canonical.Error {
 	s.mu.Lock()
 	a, dialect := s.agent, s.dialect
 	s.mu.Unlock()
@@ -364,7 +379,7 @@ func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 		}
 		return nil
 	}
-	e := s.bind(id)
+	e := s.bind(id, proven == id)
 	s.mu.Unlock()
 	if e == nil {
 		s.connected()
@@ -388,6 +403,11 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	if s.opts.Envelopes {
 		out.Env = &env
 	} else {
+		if g := b.guard; g != nil && a != nil {
+			if c := g.Stamp(codec.Name(), env.Sender.ID, a.ID()); c != "" {
+				env.Authentication = c
+			}
+		}
 		res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
 		if err != nil {
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}

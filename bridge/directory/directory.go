@@ -180,6 +180,10 @@ type BindOptions struct {
 	Dialect string
 	// Token is the credential the connection presented.
 	Token string
+	// Proven says the connection proved otherwise (a verified JWT, a
+	// client certificate) that it speaks for the agent: its token is not
+	// asked for.
+	Proven bool
 	// Ephemeral marks a connection that lives for one exchange (an HTTP
 	// request): it speaks for the agent, but does not deliver to it.
 	Ephemeral bool
@@ -205,7 +209,7 @@ func (d *Directory[E]) Bind(id string, ep E, o BindOptions) (a *Agent[E], old E,
 	defer d.mu.Unlock()
 	a = d.agents[id]
 	switch {
-	case a != nil && a.token != "" && a.token != o.Token:
+	case a != nil && a.token != "" && a.token != o.Token && !o.Proven:
 		return nil, old, fmt.Errorf("agent %s needs its token to connect", id)
 	case a != nil && a.declared && a.dialect != o.Dialect:
 		return nil, old, fmt.Errorf("agent %s speaks %s, not %s", id, a.dialect, o.Dialect)
