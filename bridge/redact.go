@@ -102,3 +102,11 @@ func (r *redactor) value(dst []byte, v gjson.Result) []byte {
 	}
 	return append(dst, v.Raw...)
 }
+
+// Redact returns msg with the value of every credential member (token,
+// authentication, password...), at any depth, replaced by "[REDACTED]",
+// for logs outside the bridge (the reference agent's frame log).
+func Redact(msg []byte) []byte {
+	var r redactor
+	return r.redact(msg)
+}

@@ -227,7 +227,7 @@ func tlsField() *field {
 			named("a PEM file path").defaultIs("none: no client certificates").pathed(),
 		enum("client_auth", "With `client_ca`: `require` (every client presents a certificate) or `optional` (those that do are checked, and bound to their name).", "require", "optional").
 			withDefault("require").only("what to do with client certificates", "client_ca"),
-		str("ca", "PEM of CAs trusted, beside the system's, for the agents the bridge dials (`wss://`, `https://` webhooks and MCP servers).").named("a PEM file path").defaultIs("none: the system's").pathed(),
+		str("ca", "PEM of CAs trusted, beside the system's, for the agents the bridge dials: `wss://` URLs and `https://` webhooks.").named("a PEM file path").defaultIs("none: the system's").pathed(),
 	).checkedBy(checkTLS)
 }
 

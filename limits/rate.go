@@ -51,3 +51,6 @@ func (r *Rates) Allow(agent string, now time.Time) (bool, time.Duration) {
 	wait := time.Duration(math.Ceil(missing / float64(r.limit) * float64(time.Second)))
 	return false, max(wait, time.Millisecond)
 }
+
+// PerSecond returns the rate, in messages a second.
+func (r *Rates) PerSecond() float64 { return float64(r.limit) }

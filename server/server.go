@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -23,12 +24,14 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/limits"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 	"github.com/mcp-bridge/mcp-bridge/transports/ws"
+	"github.com/mcp-bridge/mcp-bridge/trust"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -50,6 +53,10 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	ready    atomic.Bool
+	guard    *guard
+	conns    *limits.Conns
+	tls      *trust.Listener // nil: plain HTTP
+	dialTLS  *tls.Config     // for wss:// and https:// agents; nil: Go's defaults
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
@@ -82,11 +89,23 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	if err := cfg.CheckDialects(reg.Names()); err != nil {
 		return nil, err
 	}
-	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !config.Loopback(cfg.Listen) {
-		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token, or mcp.enabled: false", cfg.Listen)
+	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or auth.jwt), or mcp.enabled: false", cfg.Listen)
 	}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	cr, err := loadCredentials(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g, err := newGuard(cr, metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g}
+	if err := s.listenerTLS(cfg, metrics); err != nil {
+		return nil, err
+	}
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
@@ -95,26 +114,27 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
-		Logger: log, Metrics: metrics,
+		Logger: log, Metrics: metrics, Guard: g,
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.bridge = b
 	for _, a := range cfg.Agents {
 		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: declaredTools(a.Tools), Subscribe: a.Subscribe})
 		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket || a.Reach == config.ReachMCP {
 			b.Starting(a.ID) // Run starts or dials it
 		}
 	}
-	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
 	if cfg.MCP.Enabled {
-		if s.face, err = mcpface.New(b, faceOptions(cfg.MCP, log, metrics)); err != nil {
+		if s.face, err = mcpface.New(b, s.faceOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}
 		s.mux.Handle(mcpface.Path, s.face.Handler())
 	}
-	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
-	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
+	authn := g.authenticator(s.carriesTokens)
+	(&ws.Handler{Bridge: b, Logger: log, Authenticate: authn}).Register(s.mux)
+	(&httpapi.Handler{Bridge: b, Logger: log, Authenticate: authn}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -179,20 +199,33 @@ func (s *Server) Face() *mcpface.Face { return s.face }
 // Handler returns the server's HTTP routes.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Listen opens the configured listener.
+// Listen opens the configured listener: its connections counted against
+// the limits, and TLS when the config has a certificate.
 func (s *Server) Listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
 	}
+	ln = s.conns.Listen(ln)
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls.Config())
+	}
 	return ln, nil
 }
+
+// TLS reports whether the listener speaks TLS.
+func (s *Server) TLS() bool { return s.tls != nil }
 
 // Run serves on ln and reaches the agents the bridge connects to itself,
 // until ctx ends; then it shuts down gracefully within the config's
 // shutdown_timeout (bridge.Shutdown), and stops the stdio children.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: httpapi.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: limits.Handler(s.mux), ConnContext: limits.ConnContext,
+		ReadHeaderTimeout: s.cfg.Limits.ReadHeaderTimeout, IdleTimeout: s.cfg.Limits.IdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if hs.ReadHeaderTimeout <= 0 {
+		hs.ReadHeaderTimeout = httpapi.ReadHeaderTimeout
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	agentsCtx, stopAgents := context.WithCancel(context.Background())
@@ -242,11 +275,11 @@ func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
 		switch a.Reach {
 		case config.ReachWebSocket:
 			d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
-				BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log}
+				BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, TLS: s.dialTLS, Logger: s.log}
 			wg.Go(func() { d.Run(ctx) })
 		case config.ReachWebhook:
-			sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token},
-				bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL})
+			sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token, Client: s.webhookClient()},
+				bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL, Reached: true})
 			if err != nil {
 				return fmt.Errorf("agent %s: %w", a.ID, err)
 			}
@@ -304,11 +337,23 @@ func retryPolicy(r config.Retry) *bridge.RetryPolicy {
 }
 
 // faceOptions is the MCP face's form of the config's mcp section.
-func faceOptions(c config.MCP, log *slog.Logger, metrics prometheus.Registerer) mcpface.Options {
-	o := mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
-		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: log, Metrics: metrics}
-	for _, t := range c.Tokens {
-		o.Tokens = append(o.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
+func (s *Server) faceOptions(cfg *config.Config, metrics prometheus.Registerer) mcpface.Options {
+	c := cfg.MCP
+	a := s.mcpAuth(cfg)
+	return mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
+		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: s.log, Metrics: metrics,
+		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required}
+}
+
+// mcpAuth is what MCP clients must present under cfg: its mcp.tokens, or
+// a JWT when auth.jwt is configured.
+func (s *Server) mcpAuth(cfg *config.Config) mcpface.Auth {
+	var a mcpface.Auth
+	for _, t := range cfg.MCP.Tokens {
+		a.Tokens = append(a.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
 	}
-	return o
+	if j := cfg.Auth.JWT; j != nil {
+		a.Verify, a.Required = s.guard.verifyMCP, j.Required
+	}
+	return a
 }

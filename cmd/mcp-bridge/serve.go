@@ -80,16 +80,20 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if source == "" {
 		source = "the embedded default config"
 	}
-	fmt.Fprintf(banner, "mcp-bridge listening on http://%s (%s)\n", addr, source)
-	fmt.Fprintf(banner, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
-	fmt.Fprintf(banner, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
+	web, sock := "http", "ws"
+	if srv.TLS() {
+		web, sock = "https", "wss"
+	}
+	fmt.Fprintf(banner, "mcp-bridge listening on %s://%s (%s)\n", web, addr, source)
+	fmt.Fprintf(banner, "  WebSocket  %s://%s/ws/{dialect}   (or /ws: dialect detected)\n", sock, addr)
+	fmt.Fprintf(banner, "  HTTP       POST %s://%s/v1/{dialect}/messages, GET /v1/agents\n", web, addr)
 	if srv.Face() != nil {
-		fmt.Fprintf(banner, "  MCP        http://%s/mcp (streamable HTTP)\n", addr)
+		fmt.Fprintf(banner, "  MCP        %s://%s/mcp (streamable HTTP)\n", web, addr)
 	}
 	if *mcpStdio {
 		fmt.Fprintln(banner, "  MCP        on standard input and output")
 	}
-	fmt.Fprintf(banner, "  ops        http://%s/metrics /healthz /readyz\n", addr)
+	fmt.Fprintf(banner, "  ops        %s://%s/metrics /healthz /readyz\n", web, addr)
 	ctx := shutdownOnSignal(stderr)
 	if *mcpStdio {
 		// The MCP client that started the bridge ends it by closing its
