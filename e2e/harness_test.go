@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +69,9 @@ type harness struct {
 	cancel context.CancelFunc
 	done   chan error
 	once   sync.Once
+	// tls is the clients' side of a listener that speaks TLS (startTLS);
+	// nil for plain HTTP.
+	tls *tls.Config
 }
 
 // start runs a server for cfg (nil: the default config) with the alias
@@ -114,8 +119,28 @@ func (h *harness) shutdown() {
 	}
 }
 
-func (h *harness) wsURL() string   { return "ws://" + h.addr }
-func (h *harness) httpURL() string { return "http://" + h.addr }
+func (h *harness) wsURL() string {
+	if h.tls != nil {
+		return "wss://" + h.addr
+	}
+	return "ws://" + h.addr
+}
+
+func (h *harness) httpURL() string {
+	if h.tls != nil {
+		return "https://" + h.addr
+	}
+	return "http://" + h.addr
+}
+
+// httpClient is a client of the harness's listener: Go's default, or one
+// trusting the test's CA (and presenting its certificate) with TLS.
+func (h *harness) httpClient() *http.Client {
+	if h.tls == nil {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: h.tls}}
+}
 
 // agentUp waits until the bridge lists id as READY with at least tools
 // capabilities.
@@ -138,7 +163,7 @@ func (h *harness) agentUp(id string, tools int) bridge.AgentInfo {
 // bridge knows its tools (bluelabel agents declare none).
 func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Agent {
 	h.t.Helper()
-	o := agent.Options{ID: id, Dialect: d}
+	o := agent.Options{ID: id, Dialect: d, TLS: h.tls}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -180,7 +205,7 @@ func (h *harness) dial(d, id string) *client {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, u, nil)
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: h.httpClient()})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -97,7 +97,8 @@ func (g *guard) Admit(s *bridge.Session, env *canonical.Envelope) (string, *cano
 			if carries {
 				what = "its authentication member holds none"
 			}
-			return "", unauthorized(s.Dialect(), "a JWT", "this bridge requires one of every agent: "+what)
+			d := s.Dialect()
+			return "", &canonical.Error{Code: canonical.ErrUnauthorized, Message: d + ": the message has no JWT, and this bridge requires one of every agent: " + what}
 		}
 	}
 	if cr.rates != nil {
@@ -189,7 +190,8 @@ func (g *guard) authenticator(carriesTokens func(dialect string) bool) transport
 		}
 		if cr.jwt.Required() && id.Agent == "" && dialect != "" && !carriesTokens(dialect) {
 			g.auth.Checked("jwt", trust.Missing)
-			return id, "", unauthorized(dialect, "a connection without a JWT", "this bridge requires one of every agent: present it as \"Authorization: Bearer <JWT>\"")
+			return id, "", &canonical.Error{Code: canonical.ErrUnauthorized,
+				Message: dialect + ": the connection has no JWT, and this bridge requires one of every agent: present it as \"Authorization: Bearer <JWT>\""}
 		}
 		return id, token, nil
 	}
