@@ -337,7 +337,13 @@ func fuseRequest(t *testing.T, sender, receiver, op, auth string) []byte {
 // /metrics writes them), 0 when it is not there.
 func metricValue(t *testing.T, h *harness, series string) float64 {
 	t.Helper()
-	for _, l := range strings.Split(h.metricsPage(t), "\n") {
+	return valueIn(t, h.metricsPage(t), series)
+}
+
+// valueIn returns the value of the series line in a /metrics page.
+func valueIn(t *testing.T, page, series string) float64 {
+	t.Helper()
+	for _, l := range strings.Split(page, "\n") {
 		if v, ok := strings.CutPrefix(l, series+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
@@ -352,7 +358,9 @@ func metricValue(t *testing.T, h *harness, series string) float64 {
 // metricsPage returns the server's /metrics page.
 func (h *harness) metricsPage(t *testing.T) string {
 	t.Helper()
-	resp, err := h.httpClient().Get(h.httpURL() + "/metrics")
+	// A connection of its own, not kept: the listener counts connections.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: h.tls, DisableKeepAlives: true}}
+	resp, err := client.Get(h.httpURL() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,4 +379,20 @@ func verifierOf(t *testing.T, pub *ecdsa.PublicKey, issuer, audience string) *tr
 		t.Fatal(err)
 	}
 	return v
+}
+
+// waitMetric is metricValue once the page can be read: while the
+// listener is full, its requests are refused.
+func waitMetric(t *testing.T, h *harness, series string) float64 {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		if page := h.metricsPage(t); strings.Contains(page, "bridge_listener_connections") {
+			return valueIn(t, page, series)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("/metrics cannot be read")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
