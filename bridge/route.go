@@ -291,13 +291,13 @@ func (b *Bridge) absorbsAccept(to, from string) bool {
 	if b.has(to, canonical.ActAccept) || !b.has(from, canonical.ActAccept) {
 		return false
 	}
-	pol, ok := b.maps.ActPolicy(to, canonical.ActAccept)
+	pol, ok := b.mapping().ActPolicy(to, canonical.ActAccept)
 	return ok && pol.Do == mappings.PolicyDrop
 }
 
 // has reports whether dialect has a word of its own for act.
 func (b *Bridge) has(dialect string, act canonical.Act) bool {
-	_, exact, ok := b.maps.Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
+	_, exact, ok := b.mapping().Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
 	return ok && exact
 }
 
@@ -336,7 +336,7 @@ func (b *Bridge) byCapability(ep endpoint, env *canonical.Envelope, first *seen)
 	}
 	ts := b.dir.Connected(ep, func(a *agent) bool {
 		n := name
-		if m, ok := b.maps.OperationName(from, name, a.Dialect()); ok {
+		if m, ok := b.mapping().OperationName(from, name, a.Dialect()); ok {
 			n = m
 		}
 		return a.Serves(n)

@@ -28,6 +28,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	codec   dialects.Codec      // nil until the dialect is known, or for a link of envelopes
+	gen     uint64              // the generation of the rules codec is from
 	dialect string              // the codec's name, or the label of a link of envelopes
 	speller func(string) string // the dialect's id spelling, if it has one
 	agent   *agent              // the agent it speaks for; nil until bound
@@ -51,9 +52,9 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		}
 		s.dialect = o.Dialect
 	case o.Dialect != "":
-		c, ok := b.reg.Lookup(o.Dialect)
+		c, ok := b.registry().Lookup(o.Dialect)
 		if !ok {
-			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.reg.Names())
+			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.registry().Names())
 		}
 		s.setCodec(c)
 	}
@@ -88,6 +89,22 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 // setCodec fixes the session's dialect; s.mu is held or s is not shared.
 func (s *Session) setCodec(c dialects.Codec) {
 	s.codec, s.dialect, s.speller = c, c.Name(), spellerOf(c)
+	s.gen = s.b.rules.Load().gen
+}
+
+// currentCodec returns the session's codec, taking its dialect's codec
+// from the rules in force when they were replaced since; s.mu is held.
+func (s *Session) currentCodec() dialects.Codec {
+	if s.codec == nil {
+		return nil
+	}
+	if r := s.b.rules.Load(); r.gen != s.gen {
+		if c, ok := r.reg.Lookup(s.dialect); ok {
+			s.codec, s.speller = c, spellerOf(c)
+		}
+		s.gen = r.gen
+	}
+	return s.codec
 }
 
 // spellerOf returns c's id spelling, nil when its dialect has none.
@@ -292,7 +309,7 @@ func (s *Session) resolveIDs(dialect string, env *canonical.Envelope) {
 
 // resolve returns the canonical id of the agent dialect names id.
 func (b *Bridge) resolve(spell func(string) string, dialect, id string) string {
-	if c, ok := b.maps.Unalias(dialect, id); ok {
+	if c, ok := b.mapping().Unalias(dialect, id); ok {
 		return c
 	}
 	if id == b.id {
@@ -332,10 +349,10 @@ func (s *Session) dialectName() string {
 func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.codec != nil {
-		return s.codec, nil
+	if c := s.currentCodec(); c != nil {
+		return c, nil
 	}
-	c, err := s.b.reg.Detect(frame)
+	c, err := s.b.registry().Detect(frame)
 	if err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
 	}
@@ -396,7 +413,7 @@ func spoofed(bound, claimed string) *canonical.Error {
 func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
-	codec, dialect, a := s.codec, s.dialect, s.agent
+	codec, dialect, a := s.currentCodec(), s.dialect, s.agent
 	s.mu.Unlock()
 	env := *o.env
 	var out delivery.Outbound
@@ -408,7 +425,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 				env.Authentication = c
 			}
 		}
-		res, err := b.tr.Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+		res, err := b.translator().Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
 		if err != nil {
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 		}

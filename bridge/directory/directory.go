@@ -53,8 +53,12 @@ type Agent[E Endpoint] struct {
 	transport   string
 	// tools are the operations it serves, in its dialect's spelling.
 	tools []canonical.Tool
-	// topics it is subscribed to.
-	topics map[string]bool
+	// topics it is subscribed to; cfgTopics those of its spec.
+	topics    map[string]bool
+	cfgTopics []string
+	// learned says the agent declared its tools itself: a new spec does
+	// not replace them.
+	learned bool
 	// endpoint delivers its messages; the zero E while it is not connected.
 	endpoint E
 	// timeouts and missed count requests timed out and heartbeats missed
@@ -120,9 +124,50 @@ func (d *Directory[E]) Declare(s Spec) {
 	for _, t := range s.Subscribe {
 		a.topics[t] = true
 	}
+	a.cfgTopics = slices.Clone(s.Subscribe)
 	info := a.infoLocked(d.self)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
+}
+
+// Redeclare replaces what the spec of an agent already declared says (a
+// config reloaded): its token, its topics from the spec, and its tools
+// unless the agent declared its own. Its connection, if any, stays.
+func (d *Directory[E]) Redeclare(s Spec) {
+	d.mu.Lock()
+	a := d.agentLocked(s.ID, s.Dialect)
+	a.declared = true
+	a.token = s.Token
+	if !a.learned {
+		a.tools = slices.Clone(s.Tools)
+	}
+	for _, t := range a.cfgTopics {
+		delete(a.topics, t)
+	}
+	for _, t := range s.Subscribe {
+		a.topics[t] = true
+	}
+	a.cfgTopics = slices.Clone(s.Subscribe)
+	info := a.infoLocked(d.self)
+	d.mu.Unlock()
+	d.watchers.tell(Change{Kind: Declared, Agent: info})
+}
+
+// Remove deletes the record of id, telling the watchers why; its
+// connection, if it has one, is the caller's to close. It reports whether
+// there was one.
+func (d *Directory[E]) Remove(id, reason string) bool {
+	d.mu.Lock()
+	a := d.agents[id]
+	if a == nil {
+		d.mu.Unlock()
+		return false
+	}
+	delete(d.agents, id)
+	info := a.infoLocked(d.self)
+	d.mu.Unlock()
+	d.watchers.tell(Change{Kind: Removed, Agent: info, Reason: reason})
+	return true
 }
 
 // agentLocked returns the record of id, creating it. d.mu is held.
@@ -316,6 +361,7 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	d.mu.Lock()
 	a.tools = slices.Clone(caps.Tools)
+	a.learned = true
 	for _, t := range caps.Topics {
 		a.topics[t] = true
 	}
