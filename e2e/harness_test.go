@@ -78,6 +78,12 @@ type harness struct {
 // mapping file, logging at cfg's level into a buffer the test can search.
 func start(t testing.TB, cfg *config.Config) *harness {
 	t.Helper()
+	return startWith(t, cfg, nil)
+}
+
+// startWith is start, with prepare called on the server before it runs.
+func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server)) *harness {
+	t.Helper()
 	if cfg == nil {
 		cfg = config.Default()
 	}
@@ -96,6 +102,9 @@ func start(t testing.TB, cfg *config.Config) *harness {
 	ln, err := srv.Listen()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(srv)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, srv: srv, addr: ln.Addr().String(), logs: logs, cancel: cancel, done: make(chan error, 1)}

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,9 +22,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/limits"
-	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
@@ -53,10 +50,20 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	ready    atomic.Bool
+	extra    []string // the --mapping files, after the config's own at every load
 	guard    *guard
 	conns    *limits.Conns
 	tls      *trust.Listener // nil: plain HTTP
 	dialTLS  *tls.Config     // for wss:// and https:// agents; nil: Go's defaults
+
+	// Reloading (reload.go): one at a time, under reloadMu, which also
+	// guards cfg's replacement, the reaches and what they read.
+	reloadMu  sync.Mutex
+	agentsCtx context.Context
+	reaches   map[string]*reach
+	loader    func() (*config.Config, error)
+	level     *slog.LevelVar
+	reloads   *prometheus.CounterVec
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
@@ -66,27 +73,8 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	if log == nil {
 		log = slog.Default()
 	}
-	m, err := mappings.Defaults()
+	m, reg, err := loadRules(cfg, extra)
 	if err != nil {
-		return nil, err
-	}
-	if err := m.Add(ServePolicyFile, servePolicy); err != nil {
-		return nil, err
-	}
-	for _, f := range append(append([]string(nil), cfg.Mappings...), extra...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("mapping file: %w", err)
-		}
-		if err := m.Add(f, data); err != nil {
-			return nil, err
-		}
-	}
-	reg, err := builtin.Registry(m)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.CheckDialects(reg.Names()); err != nil {
 		return nil, err
 	}
 	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
@@ -102,8 +90,11 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g}
+	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g, extra: extra, reaches: map[string]*reach{}}
 	if err := s.listenerTLS(cfg, metrics); err != nil {
+		return nil, err
+	}
+	if err := s.reloadMetrics(metrics); err != nil {
 		return nil, err
 	}
 	b, err := bridge.New(bridge.Options{
@@ -220,8 +211,11 @@ func (s *Server) TLS() bool { return s.tls != nil }
 // until ctx ends; then it shuts down gracefully within the config's
 // shutdown_timeout (bridge.Shutdown), and stops the stdio children.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	s.reloadMu.Lock()
+	cfg := s.cfg // its keys read here need a restart to change
+	s.reloadMu.Unlock()
 	hs := &http.Server{Handler: limits.Handler(s.mux), ConnContext: limits.ConnContext,
-		ReadHeaderTimeout: s.cfg.Limits.ReadHeaderTimeout, IdleTimeout: s.cfg.Limits.IdleTimeout,
+		ReadHeaderTimeout: cfg.Limits.ReadHeaderTimeout, IdleTimeout: cfg.Limits.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	if hs.ReadHeaderTimeout <= 0 {
 		hs.ReadHeaderTimeout = httpapi.ReadHeaderTimeout
@@ -229,14 +223,21 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	agentsCtx, stopAgents := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	if err := s.reachAgents(agentsCtx, &wg); err != nil {
+	s.reloadMu.Lock()
+	s.agentsCtx = agentsCtx
+	err := s.reachAgents()
+	s.reloadMu.Unlock()
+	if err != nil {
 		stopAgents()
 		hs.Close()
 		return err
 	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if s.loader != nil && cfg.Reload.Watch && cfg.File != "" {
+		go s.watch(watchCtx)
+	}
 	s.ready.Store(true)
-	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-served:
@@ -244,7 +245,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	s.ready.Store(false)
 	// Stop accepting, let the bridge answer or fail what is in flight and
 	// close its connections, then stop the agents it runs.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	httpDone := make(chan struct{})
 	go func() { _ = hs.Shutdown(shutdownCtx); close(httpDone) }()
@@ -260,49 +261,89 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	<-httpDone
 	stopAgents()
-	wg.Wait()
+	s.reloadMu.Lock()
+	for _, r := range s.reaches {
+		<-r.done
+	}
+	s.reloadMu.Unlock()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
 }
 
-// reachAgents starts what the bridge does for agents that do not connect
-// in: dial-outs, webhooks and stdio children.
-func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
-	b := s.bridge
+// reachAgents starts what the bridge does for the config's agents that do
+// not connect in: dial-outs, webhooks and stdio children. s.reloadMu is
+// held.
+func (s *Server) reachAgents() error {
 	for _, a := range s.cfg.Agents {
-		switch a.Reach {
-		case config.ReachWebSocket:
-			d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
-				BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, TLS: s.dialTLS, Logger: s.log}
-			wg.Go(func() { d.Run(ctx) })
-		case config.ReachWebhook:
-			sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token, Client: s.webhookClient()},
-				bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL, Reached: true})
-			if err != nil {
-				return fmt.Errorf("agent %s: %w", a.ID, err)
-			}
-			wg.Go(func() { <-ctx.Done(); sess.Detach() })
-		case config.ReachStdio:
-			sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
-				Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-			wg.Go(func() {
-				if err := sup.Run(ctx); err != nil {
-					s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
-				}
-			})
-		case config.ReachMCP:
-			u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
-				URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-			wg.Go(func() {
-				if err := u.Run(ctx); err != nil {
-					s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
-				}
-			})
+		if err := s.startReach(a); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// reach is what runs for one agent the bridge reaches itself.
+type reach struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed once it stopped
+}
+
+// startReach starts reaching a, when the bridge reaches it itself (a
+// dial-out, a webhook, a stdio child, an MCP server). s.reloadMu is held.
+func (s *Server) startReach(a config.Agent) error {
+	if a.Reach == config.ReachInbound {
+		return nil
+	}
+	b := s.bridge
+	ctx, cancel := context.WithCancel(s.agentsCtx)
+	r := &reach{cancel: cancel, done: make(chan struct{})}
+	run := func(f func()) {
+		go func() { defer close(r.done); f() }()
+	}
+	switch a.Reach {
+	case config.ReachWebSocket:
+		d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
+			BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, TLS: s.dialTLS, Logger: s.log}
+		run(func() { d.Run(ctx) })
+	case config.ReachWebhook:
+		sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token, Client: s.webhookClient()},
+			bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL, Reached: true})
+		if err != nil {
+			cancel()
+			return fmt.Errorf("agent %s: %w", a.ID, err)
+		}
+		run(func() { <-ctx.Done(); sess.Detach() })
+	case config.ReachStdio:
+		sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
+			Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+		run(func() {
+			if err := sup.Run(ctx); err != nil {
+				s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
+			}
+		})
+	case config.ReachMCP:
+		u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
+			URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+		run(func() {
+			if err := u.Run(ctx); err != nil {
+				s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
+			}
+		})
+	}
+	s.reaches[a.ID] = r
+	return nil
+}
+
+// stopReach stops what runs for the agent id, and waits for it. s.reloadMu
+// is held.
+func (s *Server) stopReach(id string) {
+	if r := s.reaches[id]; r != nil {
+		r.cancel()
+		<-r.done
+		delete(s.reaches, id)
+	}
 }
 
 // declaredTools are the tools the config declares for an agent, as the
