@@ -66,6 +66,8 @@ type Options struct {
 	// Guard, when set, checks every received message before it is
 	// routed, and stamps the messages sent (tokens, rates).
 	Guard Guard
+	// Tracer, when set, follows every message as trace spans.
+	Tracer Tracer
 }
 
 // The defaults of Options.
@@ -100,7 +102,8 @@ type Bridge struct {
 	forgetAfter    time.Duration
 	retries        resilience.RetryPolicy
 	breakers       resilience.BreakerPolicy
-	guard          Guard // nil: none
+	guard          Guard  // nil: none
+	tracer         Tracer // nil: no spans
 
 	dir      *directory.Directory[endpoint]
 	pending  *correlation.Table[endpoint, *agent]
@@ -137,6 +140,7 @@ func New(opts Options) (*Bridge, error) {
 		log:           opts.Logger,
 		forgetAfter:   opts.ForgetAfter,
 		guard:         opts.Guard,
+		tracer:        opts.Tracer,
 		dir:           directory.New[endpoint](),
 		pending:       correlation.NewTable[endpoint, *agent](),
 		sessions:      map[*Session]struct{}{},

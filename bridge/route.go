@@ -95,6 +95,9 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
 	b.toRequester(p, &out, final, false, "answer")
 	if final {
 		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
+		if p.Span != nil {
+			p.Span(env.Error)
+		}
 	}
 }
 
@@ -160,6 +163,9 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	if first != nil {
 		p.DedupeKey = first.key
 	}
+	if tr := b.tracer; tr != nil {
+		p.Trace, p.Span = tr.Request(env.Trace, env, t.Agent.ID())
+	}
 	d := correlation.TimeoutFor(env, b.timeout, now)
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task.
@@ -173,7 +179,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 		b.dedupe.track(first, token)
 	}
 	out := *env
-	out.ID = token
+	out.ID, out.Trace = token, p.Trace
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
 		if *f != "" {
 			*f = token
@@ -272,6 +278,9 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 	b.toRequester(p, env, true, true, "error")
 	b.metrics.Errored(p.Sender.ID, e.Code)
 	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
+	if p.Span != nil {
+		p.Span(e)
+	}
 }
 
 // acknowledge tells p's requester its request is being delivered (an

@@ -259,12 +259,19 @@ func (s *Session) Receive(frame []byte) Receipt {
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
+	var traced func(*canonical.Error)
+	if t := b.tracer; t != nil {
+		traced = b.traceReceived(t, s, env, codec.Name(), start)
+	}
 	a := s.bound()
 	if a != nil && !s.opts.Ephemeral {
 		b.dir.HeardFrom(a)
 	}
 	b.received(s, env, len(frame), frame)
 	r := b.submit(s, env)
+	if traced != nil {
+		traced(r.Err)
+	}
 	b.metrics.Handled(time.Since(start))
 	return r
 }
@@ -416,6 +423,14 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	codec, dialect, a := s.currentCodec(), s.dialect, s.agent
 	s.mu.Unlock()
 	env := *o.env
+	var traced func(error)
+	if t := b.tracer; t != nil {
+		to := "anonymous"
+		if a != nil {
+			to = a.ID()
+		}
+		env.Trace, traced = t.Deliver(o.env.Trace, &env, to, dialect)
+	}
 	var out delivery.Outbound
 	if s.opts.Envelopes {
 		out.Env = &env
@@ -425,11 +440,24 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 				env.Authentication = c
 			}
 		}
+		var began time.Time
+		if traced != nil {
+			began = time.Now()
+		}
 		res, err := b.translator().Encode(make([]byte, 0, encodedSize(&env)), o.from, codec.Name(), &env, translate.Options{CanonicalIDs: true})
+		if traced != nil {
+			b.tracer.Translated(env.Trace, o.from, codec.Name(), began, err)
+		}
 		if err != nil {
+			if traced != nil {
+				traced(err)
+			}
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 		}
 		if res.Dropped {
+			if traced != nil {
+				traced(nil)
+			}
 			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
 			return nil, nil
 		}
@@ -461,7 +489,15 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			then()
 		}
 	}
+	if traced != nil {
+		sent, failed := it.Sent, it.Failed
+		it.Sent = func() { traced(nil); sent() }
+		it.Failed = func(reason error) { traced(reason); failed(reason) }
+	}
 	if err := s.out.Put(it); err != nil {
+		if traced != nil {
+			traced(err)
+		}
 		return nil, b.queueRefusal(err, s, o.env)
 	}
 	return &it.Out, nil

@@ -134,7 +134,7 @@ func serveSpec() *field {
 			duration("debounce", "How long a watched file must stay unchanged before the reload: editors write a file in several steps.").withDefault("250ms"),
 		),
 		object("tracing", "OpenTelemetry traces (docs/operations.md): a span for each message received, translated and delivered, and one for each request until its answer, with W3C trace context read from and written into the messages' trace fields.",
-			enum("exporter", "Where spans go: `none` (no spans are made), `otlp` (OTLP over HTTP, configured by the standard `OTEL_EXPORTER_OTLP_*` variables) or `stdout` (JSON lines on standard output, for trying it out).",
+			enum("exporter", "Where spans go: `none` (no spans are made), `otlp` (OTLP over HTTP, configured by the standard `OTEL_EXPORTER_OTLP_*` variables) or `stdout` (the spans as JSON, written to standard error beside the logs, for trying it out).",
 				"none", "otlp", "stdout").withDefault("none"),
 			number("sample_ratio", "The fraction of the traces that start at the bridge that are recorded; a trace an agent started keeps the agent's choice.").
 				withDefault("1").checked(checkRatio),

@@ -81,8 +81,9 @@ func start(t testing.TB, cfg *config.Config) *harness {
 	return startWith(t, cfg, nil)
 }
 
-// startWith is start, with prepare called on the server before it runs.
-func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server)) *harness {
+// startWith is start, with prepare called on the server before it runs,
+// and opts given to server.New.
+func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server), opts ...server.Option) *harness {
 	t.Helper()
 	if cfg == nil {
 		cfg = config.Default()
@@ -95,7 +96,7 @@ func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server)) *
 	}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	srv, err := server.New(cfg, []string{am}, log)
+	srv, err := server.New(cfg, []string{am}, log, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

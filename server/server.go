@@ -32,6 +32,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 //go:embed serve.yaml
@@ -64,12 +65,18 @@ type Server struct {
 	loader    func() (*config.Config, error)
 	level     *slog.LevelVar
 	reloads   *prometheus.CounterVec
+
+	spans *sdktrace.TracerProvider // the provider tracing.exporter made; nil for none or one given
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
 // embedded defaults, the run-time policy (serve.yaml), the config's
 // mapping files, then extra (the --mapping flags).
-func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) {
+func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (*Server, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if log == nil {
 		log = slog.Default()
 	}
@@ -91,6 +98,10 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g, extra: extra, reaches: map[string]*reach{}}
+	tracer, err := s.tracer(cfg, o)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.listenerTLS(cfg, metrics); err != nil {
 		return nil, err
 	}
@@ -105,7 +116,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Retry:       retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
-		Logger: log, Metrics: metrics, Guard: g,
+		Logger: log, Metrics: metrics, Guard: g, Tracer: tracer,
 	})
 	if err != nil {
 		return nil, err
@@ -258,6 +269,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	if s.embedded != nil {
 		s.embedded.Shutdown()
+	}
+	if s.spans != nil {
+		flushCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = s.spans.Shutdown(flushCtx)
+		cancel()
 	}
 	<-httpDone
 	stopAgents()
