@@ -50,13 +50,14 @@ func TestTraceAcrossDialects(t *testing.T) {
 		}
 	}
 
-	// Every span ends before its message is handed over, or with its
-	// answer: wait for the last delivery's.
+	// A delivery's span ends once its connection took the message, a
+	// request's once its answer is on its way: wait for them all.
 	var spans tracetest.SpanStubs
 	deadline := time.Now().Add(wait)
 	for {
 		spans = exp.GetSpans()
-		if len(named(spans, "deliver result")) >= 2 && len(named(spans, "deliver request")) >= 2 || time.Now().After(deadline) {
+		if len(named(spans, "deliver result")) >= 2 && len(named(spans, "deliver request")) >= 2 &&
+			len(named(spans, "request relay")) == 1 && len(named(spans, "request add")) == 1 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
