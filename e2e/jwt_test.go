@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"fmt"
@@ -248,10 +247,28 @@ func (h *harness) postWithToken(t *testing.T, who, token string) string {
 	t.Helper()
 	body := fmt.Sprintf(`{"message_id":"p-%d","message_type":"notification","sender_id":%q,"receiver_id":"sink","timestamp":"2026-01-10T14:30:00Z","payload":{"event_type":"ping","data":{}}}`,
 		time.Now().UnixNano(), who)
-	req, err := http.NewRequest(http.MethodPost, h.httpURL()+"/v1/swarm/messages", strings.NewReader(body))
+	status, b := h.postBearer(t, "/v1/swarm/messages", body, token)
+	if status == http.StatusAccepted {
+		return ""
+	}
+	if status == http.StatusUnauthorized {
+		if code := gjson.GetBytes(b, "payload.error_code").String(); code != "UNAUTHORIZED" && code != "PERMISSION_DENIED" {
+			t.Errorf("a 401 whose body is not a swarm unauthorized error: %s", b)
+		}
+	}
+	return fmt.Sprintf("%d %s", status, b)
+}
+
+// postBearer POSTs the JSON body to path with token as a bearer token
+// ("" for none), and returns the response's status and body.
+func (h *harness) postBearer(t *testing.T, path, body, token string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.httpURL()+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -261,20 +278,12 @@ func (h *harness) postWithToken(t *testing.T, who, token string) string {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusAccepted {
-		return ""
-	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		if code := gjson.GetBytes(b, "payload.error_code").String(); code != "UNAUTHORIZED" && code != "PERMISSION_DENIED" {
-			t.Errorf("a 401 whose body is not a swarm unauthorized error: %s", b)
-		}
-	}
-	return fmt.Sprintf("%d %s", resp.StatusCode, b)
+	return resp.StatusCode, b
 }
 
 // fuseMessageToken sends, on a fresh fuse connection, a request from who
-// to the agent sink carrying token in its authentication member, and returns the refusal it
-// got ("" for none within a moment).
+// to the agent sink carrying token in its authentication member, and
+// returns the refusal it got ("" for none within a moment).
 func (h *harness) fuseMessageToken(t *testing.T, who, token string) string {
 	t.Helper()
 	c := h.dial("fuse", "")
@@ -297,25 +306,11 @@ func (h *harness) fuseMessageToken(t *testing.T, who, token string) string {
 func (h *harness) mcpWithToken(t *testing.T, token string) string {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	req, err := http.NewRequest(http.MethodPost, h.httpURL()+"/mcp", bytes.NewBufferString(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := h.httpClient().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusOK {
+	status, b := h.postBearer(t, "/mcp", body, token)
+	if status == http.StatusOK {
 		return ""
 	}
-	return fmt.Sprintf("%d %s", resp.StatusCode, b)
+	return fmt.Sprintf("%d %s", status, b)
 }
 
 // fuseRequest is a fuse request from sender to receiver for op, with an

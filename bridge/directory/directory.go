@@ -115,30 +115,25 @@ func New[E Endpoint]() *Directory[E] {
 
 // Declare registers an agent ahead of its connection, with the tools and
 // topics its spec names.
-func (d *Directory[E]) Declare(s Spec) {
-	d.mu.Lock()
-	a := d.agentLocked(s.ID, s.Dialect)
-	a.declared = true
-	a.token = s.Token
-	a.tools = append(a.tools, s.Tools...)
-	for _, t := range s.Subscribe {
-		a.topics[t] = true
-	}
-	a.cfgTopics = slices.Clone(s.Subscribe)
-	info := a.infoLocked(d.self)
-	d.mu.Unlock()
-	d.watchers.tell(Change{Kind: Declared, Agent: info})
-}
+func (d *Directory[E]) Declare(s Spec) { d.declare(s, false) }
 
 // Redeclare replaces what the spec of an agent already declared says (a
 // config reloaded): its token, its topics from the spec, and its tools
 // unless the agent declared its own. Its connection, if any, stays.
-func (d *Directory[E]) Redeclare(s Spec) {
+func (d *Directory[E]) Redeclare(s Spec) { d.declare(s, true) }
+
+// declare files s: its tools added to the agent's, or, again, in place of
+// the spec's before (unless the agent declared its own); its topics in
+// place of the spec's before.
+func (d *Directory[E]) declare(s Spec, again bool) {
 	d.mu.Lock()
 	a := d.agentLocked(s.ID, s.Dialect)
 	a.declared = true
 	a.token = s.Token
-	if !a.learned {
+	switch {
+	case !again:
+		a.tools = append(a.tools, s.Tools...)
+	case !a.learned:
 		a.tools = slices.Clone(s.Tools)
 	}
 	for _, t := range a.cfgTopics {
