@@ -143,10 +143,10 @@ func (s *Session) bound() *agent {
 // bind makes the session speak for the agent id (canonical), checking its
 // token and dialect; s.mu is held. proven says a message proved it speaks
 // for id (a token the Guard verified): then, as for a connection whose
-// Identity is id, the agent's static token is not asked for. The caller announces the agent READY
-// (connected) once s.mu is released: announcing locks other sessions. A
-// non-ephemeral session also receives the agent's messages from now on,
-// replacing an earlier connection of the agent.
+// Identity is id, the agent's static token is not asked for. The caller
+// announces the agent READY (connected) once s.mu is released: announcing
+// locks other sessions. A non-ephemeral session also receives the agent's
+// messages from now on, replacing an earlier connection of the agent.
 func (s *Session) bind(id string, proven bool) *canonical.Error {
 	b := s.b
 	dialect := s.dialect
