@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -34,6 +35,10 @@ type Options struct {
 	// transport or receives ("sent" or "received"). Calls are serialized;
 	// the frame must not be modified or kept.
 	Observer func(direction string, frame []byte)
+	// TLS, when set, is the TLS the agent connects to a wss:// bridge
+	// with: the CAs it trusts, and the client certificate it presents
+	// (nil: Go's defaults).
+	TLS *tls.Config
 	// Logger, when set, is told what the agent cannot report otherwise:
 	// frames that do not decode, replies it cannot encode, data its dialect
 	// cannot carry (debug level). nil logs nothing.
@@ -48,6 +53,7 @@ type Agent struct {
 	tools     []*tool
 	subscribe []string
 	log       *slog.Logger
+	tls       *tls.Config
 
 	obsMu    sync.Mutex
 	observer func(string, []byte)
@@ -92,6 +98,7 @@ func New(o Options) (*Agent, error) {
 		tools:     tools,
 		subscribe: append([]string(nil), o.Subscribe...),
 		log:       log.With("agent", id, "dialect", codec.Name()),
+		tls:       o.TLS,
 		observer:  o.Observer,
 		ready:     make(chan struct{}),
 		pending:   map[string]*call{},

@@ -16,7 +16,8 @@ const maxFrame = 8 << 20
 
 // Connect dials the bridge's WebSocket endpoint for the agent's dialect,
 // bridgeURL + "/ws/" + dialect + "?agent=" + id (bridgeURL like
-// "ws://127.0.0.1:7300"), with token as a bearer token when it is set. It
+// "ws://127.0.0.1:7300", or wss:// with Options.TLS), with token as a
+// bearer token when it is set (a static token or a JWT). It
 // sends the introduction and subscriptions, then serves the connection
 // until ctx ends (it then closes the connection and returns nil) or the
 // connection closes (an error).
@@ -35,6 +36,9 @@ func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*websocket.C
 	opts := &websocket.DialOptions{}
 	if token != "" {
 		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	if a.tls != nil {
+		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: a.tls}}
 	}
 	conn, _, err := websocket.Dial(ctx, u, opts)
 	if err != nil {

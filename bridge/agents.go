@@ -90,3 +90,26 @@ func (b *Bridge) Starting(id string) { b.dir.Starting(id) }
 
 // Pending returns how many requests wait for their answer.
 func (b *Bridge) Pending() int { return b.pending.Count() }
+
+// Redeclare replaces the config's declaration of an agent (a config
+// reloaded): its token applies to connections made from now on, its
+// tools and topics at once; its connection stays.
+func (b *Bridge) Redeclare(s AgentSpec) { b.dir.Redeclare(s) }
+
+// Remove forgets the agent id (gone from a reloaded config): its
+// connections are closed, telling the agent why where the transport can,
+// requests waiting on it fail, and it is no longer listed.
+func (b *Bridge) Remove(id, reason string) {
+	for _, s := range b.allSessions() {
+		if s.AgentID() != id {
+			continue
+		}
+		if c, ok := s.link.(Closer); ok {
+			go func() { _ = c.Close(reason) }()
+		}
+		s.detach(StatusStopped, reason)
+	}
+	if b.dir.Remove(id, reason) {
+		b.log.Info("agent removed", "agent", id, "reason", reason)
+	}
+}

@@ -72,6 +72,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics registers the bridge's metrics; nil registers none.
 	Metrics prometheus.Registerer
+	// Guard, when set, checks every received message before it is
+	// routed, and stamps the messages sent (tokens, rates).
+	Guard Guard
+	// Tracer, when set, follows every message as trace spans.
+	Tracer Tracer
 }
 
 // The defaults of Options.
@@ -92,9 +97,7 @@ const (
 // them and the callers of its call API (Call, Send).
 type Bridge struct {
 	id           string
-	reg          *dialects.Registry
-	maps         *mappings.Set
-	tr           *translate.Translator
+	rules        atomic.Pointer[rules] // the dialects and mappings in force
 	maxFrame     int
 	timeout      time.Duration
 	writeTimeout time.Duration
@@ -111,6 +114,8 @@ type Bridge struct {
 	forgetAfter    time.Duration
 	retries        resilience.RetryPolicy
 	breakers       resilience.BreakerPolicy
+	guard          Guard  // nil: none
+	tracer         Tracer // nil: no spans
 
 	dir      *directory.Directory[endpoint]
 	pending  *correlation.Table[endpoint, *agent]
@@ -143,9 +148,6 @@ func New(opts Options) (*Bridge, error) {
 	}
 	b := &Bridge{
 		id:            opts.ID,
-		reg:           opts.Registry,
-		maps:          opts.Mappings,
-		tr:            &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings},
 		maxFrame:      opts.MaxFrame,
 		timeout:       opts.RequestTimeout,
 		writeTimeout:  opts.WriteTimeout,
@@ -153,10 +155,14 @@ func New(opts Options) (*Bridge, error) {
 		queuePerAgent: opts.QueuePerAgent,
 		log:           opts.Logger,
 		forgetAfter:   opts.ForgetAfter,
+		guard:         opts.Guard,
+		tracer:        opts.Tracer,
 		dir:           directory.New[endpoint](),
 		pending:       correlation.NewTable[endpoint, *agent](cmp.Or(max(opts.PendingRequests, 0), DefaultPendingRequests)),
 		sessions:      map[*Session]struct{}{},
 	}
+	b.rules.Store(&rules{reg: opts.Registry, maps: opts.Mappings,
+		tr: &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings}})
 	if b.id == "" {
 		b.id = DefaultID
 	}
@@ -224,4 +230,28 @@ func (b *Bridge) ID() string { return b.id }
 func (b *Bridge) MaxFrame() int { return b.maxFrame }
 
 // Registry returns the dialects the bridge speaks.
-func (b *Bridge) Registry() *dialects.Registry { return b.reg }
+func (b *Bridge) Registry() *dialects.Registry { return b.registry() }
+
+// rules are the dialects and the mappings between them, replaced whole by
+// SetRules; gen tells sessions their codec is out of date.
+type rules struct {
+	reg  *dialects.Registry
+	maps *mappings.Set
+	tr   *translate.Translator
+	gen  uint64
+}
+
+func (b *Bridge) registry() *dialects.Registry      { return b.rules.Load().reg }
+func (b *Bridge) mapping() *mappings.Set            { return b.rules.Load().maps }
+func (b *Bridge) translator() *translate.Translator { return b.rules.Load().tr }
+
+// SetRules replaces the dialects and mappings (a config reloaded): a
+// message read from now on is decoded, routed and encoded by the new
+// ones; one in flight finishes with the old. Connections stay; each takes
+// its dialect's new codec at its next message. A dialect the new registry
+// lacks keeps its old codec on the connections that speak it, until they
+// close.
+func (b *Bridge) SetRules(reg *dialects.Registry, maps *mappings.Set) {
+	old := b.rules.Load()
+	b.rules.Store(&rules{reg: reg, maps: maps, tr: &translate.Translator{Registry: reg, Mappings: maps}, gen: old.gen + 1})
+}

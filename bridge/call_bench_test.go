@@ -3,19 +3,39 @@ package bridge
 import (
 	"context"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/tracing"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // BenchmarkCall is a call through the bridge to an in-process swarm agent
 // that answers each request at once: the bridge's own cost of a call, with
 // no network.
-func BenchmarkCall(b *testing.B) { benchCall(b, false) }
+func BenchmarkCall(b *testing.B) { benchCall(b, Options{}, false) }
 
 // BenchmarkCallTapped is BenchmarkCall with a tap watching (the web
 // console's traffic view): what observing costs the bridge.
-func BenchmarkCallTapped(b *testing.B) { benchCall(b, true) }
+func BenchmarkCallTapped(b *testing.B) { benchCall(b, Options{}, true) }
 
-func benchCall(b *testing.B, tapped bool) {
-	br, _ := newTestBridge(b, Options{})
+// BenchmarkCallGuarded is BenchmarkCall with a Guard that lets every
+// message through, as the server's does when no token and no rate are
+// configured: the cost of the hook alone.
+func BenchmarkCallGuarded(b *testing.B) {
+	benchCall(b, Options{Guard: admitAll{}}, false)
+}
+
+// BenchmarkCallTraced is BenchmarkCall with every span recorded and
+// batched to an exporter that drops them: the cost of tracing.
+func BenchmarkCallTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	benchCall(b, Options{Tracer: tracing.New(tp)}, false)
+}
+
+func benchCall(b *testing.B, opts Options, tapped bool) {
+	br, _ := newTestBridge(b, opts)
 	if tapped {
 		tap := br.Tap(func(Traffic) {}, TapOptions{})
 		defer tap.Stop()
@@ -30,3 +50,9 @@ func benchCall(b *testing.B, tapped bool) {
 		}
 	}
 }
+
+// admitAll is a Guard that lets everything through and stamps nothing.
+type admitAll struct{}
+
+func (admitAll) Admit(*Session, *canonical.Envelope) (string, *canonical.Error) { return "", nil }
+func (admitAll) Stamp(string, string, string) canonical.JSON                    { return "" }

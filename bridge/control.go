@@ -63,7 +63,7 @@ func (b *Bridge) control(ep endpoint, env *canonical.Envelope) (Receipt, bool) {
 // its request word (collab's registry.register), so a declaration expects
 // an answer.
 func (b *Bridge) declarationIsRequest(dialect string) bool {
-	t := b.maps.Vocabulary(dialect).Table(canonical.KindAct)
+	t := b.mapping().Vocabulary(dialect).Table(canonical.KindAct)
 	w, _, ok := t.Word(string(canonical.ActInformCapabilities))
 	r, _, rok := t.Word(string(canonical.ActRequest))
 	return ok && rok && w == r

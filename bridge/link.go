@@ -49,6 +49,14 @@ type AttachOptions struct {
 	// Token is the credential the peer presented, checked against the
 	// agent's configured token when the connection is bound.
 	Token string
+	// Identity is the agent id the connection proved it speaks for when
+	// it was made (a verified JWT, a client certificate): it may speak
+	// for no other agent, and needs no static token for that one.
+	Identity Identity
+	// Reached marks a connection the bridge made itself to an agent of
+	// its config (a dial-out, a stdio child, a webhook, an MCP server):
+	// the config vouches for who it is.
+	Reached bool
 	// Remote describes the peer for logs (an address, a command).
 	Remote string
 	// Ephemeral marks a connection that lives for one exchange (an HTTP

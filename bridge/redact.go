@@ -13,10 +13,11 @@ import (
 const redacted = "[REDACTED]"
 
 // secretKeys are member names whose values never reach a log: credentials
-// (fuse's authentication.token) and the like.
+// (fuse's authentication member, whole) and the like.
 var secretKeys = map[string]bool{
 	"token": true, "access_token": true, "refresh_token": true, "password": true, "secret": true,
 	"api_key": true, "apikey": true, "authorization": true, "credentials": true, "private_key": true,
+	"authentication": true, "jwt": true, "bearer": true, "id_token": true, "client_secret": true,
 }
 
 // redactor removes sensitive values from messages before they are logged:
@@ -123,4 +124,12 @@ func (r *redactor) value(dst []byte, v gjson.Result) []byte {
 		return append(dst, ']')
 	}
 	return append(dst, v.Raw...)
+}
+
+// Redact returns msg with the value of every credential member (token,
+// authentication, password...), at any depth, replaced by "[REDACTED]",
+// for logs outside the bridge (the reference agent's frame log).
+func Redact(msg []byte) []byte {
+	var r redactor
+	return r.redact(msg)
 }

@@ -11,7 +11,8 @@ func TestRedact(t *testing.T) {
 	var r redactor
 	r.learn(&canonical.Envelope{Inputs: `[{"id":"deploy_key","sensitive":true},{"id":"region","sensitive":false}]`})
 	for _, tc := range []struct{ in, want string }{
-		{`{"authentication":{"type":"jwt","token":"abc"}}`, `{"authentication":{"type":"jwt","token":"[REDACTED]"}}`},
+		{`{"authentication":{"type":"jwt","token":"abc"}}`, `{"authentication":"[REDACTED]"}`},
+		{`{"metadata":{"Authorization":"Bearer abc","bearer":"x"}}`, `{"metadata":{"Authorization":"[REDACTED]","bearer":"[REDACTED]"}}`},
 		{`{"a":[{"Password":"p"},{"x":1}]}`, `{"a":[{"Password":"[REDACTED]"},{"x":1}]}`},
 		{`{"input":{"deploy_key":{"v":"k"},"region":"eu"}}`, `{"input":{"deploy_key":"[REDACTED]","region":"eu"}}`},
 		{`{"token":null,"n":1.50}`, `{"token":null,"n":1.50}`},

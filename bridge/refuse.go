@@ -33,7 +33,7 @@ func (s *Session) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
 func (s *Session) refuseFrame(received []byte, env *canonical.Envelope, e *canonical.Error) Receipt {
 	b := s.b
 	s.mu.Lock()
-	codec, label, a := s.codec, s.dialect, s.agent
+	codec, label, a := s.currentCodec(), s.dialect, s.agent
 	s.mu.Unlock()
 	reply := errorReply(env, e)
 	source := "unknown"
@@ -85,7 +85,7 @@ func (s *Session) refuseFrame(received []byte, env *canonical.Envelope, e *canon
 // ownership of it; it may be nil), and as {"error": {"code", "message"}}
 // when the dialect is unknown or cannot write the error.
 func (b *Bridge) ErrorFrame(dialect string, frame []byte, e *canonical.Error) []byte {
-	codec, ok := b.reg.Lookup(dialect)
+	codec, ok := b.registry().Lookup(dialect)
 	if !ok {
 		return plainError(e)
 	}
@@ -158,7 +158,7 @@ func plainError(e *canonical.Error) []byte {
 // spell returns how dialect names the agent whose canonical id is id: its
 // alias there, if it has one.
 func (b *Bridge) spell(dialect, id string) string {
-	if a, ok := b.maps.Alias(dialect, id); ok {
+	if a, ok := b.mapping().Alias(dialect, id); ok {
 		return a
 	}
 	return id

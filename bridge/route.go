@@ -96,6 +96,9 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
 	b.toRequester(p, &out, final, false, "answer")
 	if final {
 		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
+		if p.Span != nil {
+			p.Span(env.Error)
+		}
 	}
 }
 
@@ -161,6 +164,9 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	if first != nil {
 		p.DedupeKey = first.id
 	}
+	if tr := b.tracer; tr != nil {
+		p.Trace, p.Span = tr.Request(env.Trace, env, t.Agent.ID())
+	}
 	d := correlation.TimeoutFor(env, b.timeout, now)
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task.
@@ -178,7 +184,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	}
 	out := *env
 	b.tapCopy(env, &out)
-	out.ID = token
+	out.ID, out.Trace = token, p.Trace
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
 		if *f != "" {
 			*f = token
@@ -277,6 +283,9 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 	b.toRequester(p, env, true, true, "error")
 	b.metrics.Errored(p.Sender.ID, e.Code)
 	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
+	if p.Span != nil {
+		p.Span(e)
+	}
 }
 
 // acknowledge tells p's requester its request is being delivered (an
@@ -296,13 +305,13 @@ func (b *Bridge) absorbsAccept(to, from string) bool {
 	if b.has(to, canonical.ActAccept) || !b.has(from, canonical.ActAccept) {
 		return false
 	}
-	pol, ok := b.maps.ActPolicy(to, canonical.ActAccept)
+	pol, ok := b.mapping().ActPolicy(to, canonical.ActAccept)
 	return ok && pol.Do == mappings.PolicyDrop
 }
 
 // has reports whether dialect has a word of its own for act.
 func (b *Bridge) has(dialect string, act canonical.Act) bool {
-	_, exact, ok := b.maps.Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
+	_, exact, ok := b.mapping().Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
 	return ok && exact
 }
 
@@ -341,7 +350,7 @@ func (b *Bridge) byCapability(ep endpoint, env *canonical.Envelope, first *seen)
 	}
 	ts := b.dir.Connected(ep, func(a *agent) bool {
 		n := name
-		if m, ok := b.maps.OperationName(from, name, a.Dialect()); ok {
+		if m, ok := b.mapping().OperationName(from, name, a.Dialect()); ok {
 			n = m
 		}
 		return a.Serves(n)

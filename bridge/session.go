@@ -28,6 +28,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	codec   dialects.Codec      // nil until the dialect is known, or for a link of envelopes
+	gen     uint64              // the generation of the rules codec is from
 	dialect string              // the codec's name, or the label of a link of envelopes
 	speller func(string) string // the dialect's id spelling, if it has one
 	agent   *agent              // the agent it speaks for; nil until bound
@@ -51,9 +52,9 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		}
 		s.dialect = o.Dialect
 	case o.Dialect != "":
-		c, ok := b.reg.Lookup(o.Dialect)
+		c, ok := b.registry().Lookup(o.Dialect)
 		if !ok {
-			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.reg.Names())
+			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.registry().Names())
 		}
 		s.setCodec(c)
 	}
@@ -74,7 +75,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	})
 	if o.AgentID != "" {
 		s.mu.Lock()
-		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID))
+		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID), false)
 		s.mu.Unlock()
 		if e != nil {
 			s.Detach()
@@ -88,6 +89,22 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 // setCodec fixes the session's dialect; s.mu is held or s is not shared.
 func (s *Session) setCodec(c dialects.Codec) {
 	s.codec, s.dialect, s.speller = c, c.Name(), spellerOf(c)
+	s.gen = s.b.rules.Load().gen
+}
+
+// currentCodec returns the session's codec, taking its dialect's codec
+// from the rules in force when they were replaced since; s.mu is held.
+func (s *Session) currentCodec() dialects.Codec {
+	if s.codec == nil {
+		return nil
+	}
+	if r := s.b.rules.Load(); r.gen != s.gen {
+		if c, ok := r.reg.Lookup(s.dialect); ok {
+			s.codec, s.speller = c, spellerOf(c)
+		}
+		s.gen = r.gen
+	}
+	return s.codec
 }
 
 // spellerOf returns c's id spelling, nil when its dialect has none.
@@ -124,17 +141,24 @@ func (s *Session) bound() *agent {
 }
 
 // bind makes the session speak for the agent id (canonical), checking its
-// token and dialect; s.mu is held. The caller announces the agent READY
-// (connected) once s.mu is released: announcing locks other sessions. A
-// non-ephemeral session also receives the agent's messages from now on,
-// replacing an earlier connection of the agent.
-func (s *Session) bind(id string) *canonical.Error {
+// token and dialect; s.mu is held. proven says a message proved it speaks
+// for id (a token the Guard verified): then, as for a connection whose
+// Identity is id, the agent's static token is not asked for. The caller
+// announces the agent READY (connected) once s.mu is released: announcing
+// locks other sessions. A non-ephemeral session also receives the agent's
+// messages from now on, replacing an earlier connection of the agent.
+func (s *Session) bind(id string, proven bool) *canonical.Error {
 	b := s.b
 	dialect := s.dialect
 	if id == b.id {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("%s is the bridge's own id; no agent may speak as it", id)}
 	}
-	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
+	if who := s.opts.Identity; who.Agent != "" && who.Agent != id {
+		return &canonical.Error{Code: canonical.ErrUnauthorized,
+			Message: fmt.Sprintf("this connection proved (%s) it speaks for %s; it may not speak as %s", who.By, who.Agent, id)}
+	}
+	proven = proven || s.opts.Identity.Agent == id
+	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Proven: proven, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
 	if err != nil {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: err.Error()}
 	}
@@ -222,11 +246,22 @@ func (s *Session) Receive(frame []byte) Receipt {
 		env.Receiver = canonical.Address{}
 	}
 	s.resolveIDs(codec.Name(), env)
-	if e := s.claim(env); e != nil {
+	var proven string
+	if g := b.guard; g != nil {
+		var e *canonical.Error
+		if proven, e = g.Admit(s, env); e != nil {
+			return s.refuseFrame(frame, env, e)
+		}
+	}
+	if e := s.claim(env, proven); e != nil {
 		return s.refuseFrame(frame, env, e)
 	}
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
+	}
+	var traced func(*canonical.Error)
+	if t := b.tracer; t != nil {
+		traced = b.traceReceived(t, s, env, codec.Name(), start)
 	}
 	a := s.bound()
 	if a != nil && !s.opts.Ephemeral {
@@ -234,6 +269,9 @@ func (s *Session) Receive(frame []byte) Receipt {
 	}
 	b.received(s, env, len(frame), frame)
 	r := b.submit(s, env)
+	if traced != nil {
+		traced(r.Err)
+	}
 	b.metrics.Handled(time.Since(start))
 	return r
 }
@@ -245,7 +283,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	b := s.b
 	start := time.Now()
 	env.Origin = canonical.Origin{}
-	if e := s.claim(env); e != nil {
+	if e := s.claim(env, ""); e != nil {
 		return s.refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
@@ -278,7 +316,7 @@ func (s *Session) resolveIDs(dialect string, env *canonical.Envelope) {
 
 // resolve returns the canonical id of the agent dialect names id.
 func (b *Bridge) resolve(spell func(string) string, dialect, id string) string {
-	if c, ok := b.maps.Unalias(dialect, id); ok {
+	if c, ok := b.mapping().Unalias(dialect, id); ok {
 		return c
 	}
 	if id == b.id {
@@ -318,10 +356,10 @@ func (s *Session) dialectName() string {
 func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.codec != nil {
-		return s.codec, nil
+	if c := s.currentCodec(); c != nil {
+		return c, nil
 	}
-	c, err := s.b.reg.Detect(frame)
+	c, err := s.b.registry().Detect(frame)
 	if err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
 	}
@@ -333,8 +371,9 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 // binding an unbound session to it. A message without a sender speaks for
 // the bound agent; a capability declaration without one (fuse's
 // declaration document) needs the session bound, since it declares its
-// sender.
-func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
+// sender. proven is the agent id the message proved it speaks for, "" if
+// none.
+func (s *Session) claim(env *canonical.Envelope, proven string) *canonical.Error {
 	s.mu.Lock()
 	a, dialect := s.agent, s.dialect
 	s.mu.Unlock()
@@ -364,7 +403,7 @@ func (s *Session) claim(env *canonical.Envelope) *canonical.Error {
 		}
 		return nil
 	}
-	e := s.bind(id)
+	e := s.bind(id, proven == id)
 	s.mu.Unlock()
 	if e == nil {
 		s.connected()
@@ -385,7 +424,7 @@ var envelopePool = sync.Pool{New: func() any { return new(canonical.Envelope) }}
 func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
-	codec, dialect, a := s.codec, s.dialect, s.agent
+	codec, dialect, a := s.currentCodec(), s.dialect, s.agent
 	s.mu.Unlock()
 	// The mappings edit the envelope they translate: each receiver gets a
 	// copy, from a pool when the copy is done with once encoded.
@@ -403,11 +442,39 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			*env = canonical.Envelope{}
 			envelopePool.Put(env)
 		}()
-		res, err := b.tr.Encode(make([]byte, 0, encodedSize(env)), o.from, codec.Name(), env, translate.Options{CanonicalIDs: true})
+	}
+	var traced func(error)
+	if t := b.tracer; t != nil {
+		to := "anonymous"
+		if a != nil {
+			to = a.ID()
+		}
+		env.Trace, traced = t.Deliver(o.env.Trace, env, to, dialect)
+	}
+	if !s.opts.Envelopes {
+		if g := b.guard; g != nil && a != nil {
+			if c := g.Stamp(codec.Name(), env.Sender.ID, a.ID()); c != "" {
+				env.Authentication = c
+			}
+		}
+		var began time.Time
+		if traced != nil {
+			began = time.Now()
+		}
+		res, err := b.translator().Encode(make([]byte, 0, encodedSize(env)), o.from, codec.Name(), env, translate.Options{CanonicalIDs: true})
+		if traced != nil {
+			b.tracer.Translated(env.Trace, o.from, codec.Name(), began, err)
+		}
 		if err != nil {
+			if traced != nil {
+				traced(err)
+			}
 			return nil, &canonical.Error{Code: canonical.ErrRejected, Message: err.Error()}
 		}
 		if res.Dropped {
+			if traced != nil {
+				traced(nil)
+			}
 			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
 			b.tapDropped(o, idOf(a), dialect, res.Losses)
 			return nil, nil
@@ -443,7 +510,15 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			then()
 		}
 	}
+	if traced != nil {
+		sent, failed := it.Sent, it.Failed
+		it.Sent = func() { traced(nil); sent() }
+		it.Failed = func(reason error) { traced(reason); failed(reason) }
+	}
 	if err := s.out.Put(it); err != nil {
+		if traced != nil {
+			traced(err)
+		}
 		return nil, b.queueRefusal(err, s, o.env)
 	}
 	return &it.Out, nil

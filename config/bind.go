@@ -1,6 +1,10 @@
 package config
 
-import "log/slog"
+import (
+	"cmp"
+	"log/slog"
+	"math"
+)
 
 // bind reads a decoded config, its defaults filled in, into a Config. The
 // values are checked already; bind only says where each one goes.
@@ -52,6 +56,11 @@ func bind(root *value, file string) *Config {
 	cl := root.get("cluster")
 	c.Cluster = Cluster{NATS: cl.str("nats"), Name: cl.str("name"), Embedded: cl.bool("embedded"), Listen: cl.str("listen"),
 		Prefix: cl.str("prefix"), Credentials: cl.str("credentials"), Token: cl.str("token"), Heartbeat: cl.dur("heartbeat")}
+
+	c.Auth, c.TLS, c.Limits = bindAuth(root.get("auth"), c.BridgeID), bindTLS(root.get("tls")), bindLimits(root.get("limits"))
+	rl, tr := root.get("reload"), root.get("tracing")
+	c.Reload = Reload{Watch: rl.bool("watch"), Debounce: rl.dur("debounce")}
+	c.Tracing = Tracing{Exporter: tr.str("exporter"), SampleRatio: tr.get("sample_ratio").x}
 
 	for _, a := range root.list("agents") {
 		c.Agents = append(c.Agents, bindAgent(a))
@@ -112,4 +121,34 @@ func (v *value) lineOr0() int {
 		return 0
 	}
 	return v.line
+}
+
+// bindAuth reads auth:; bridgeID is the default issuer of minted tokens.
+func bindAuth(v *value, bridgeID string) Auth {
+	j := v.get("jwt")
+	if j == nil {
+		return Auth{}
+	}
+	c := &JWT{HS256Secret: j.str("hs256_secret"), PublicKeys: j.strs("public_keys"), JWKSFile: j.str("jwks_file"),
+		Issuer: j.str("issuer"), Audience: j.str("audience"), SubjectClaim: j.str("subject_claim"), Required: j.bool("required")}
+	if s := j.get("sign"); s != nil {
+		c.Sign = &Sign{Key: s.str("key"), Issuer: cmp.Or(s.str("issuer"), bridgeID), TTL: s.dur("ttl")}
+	}
+	return Auth{JWT: c}
+}
+
+// bindTLS reads tls:.
+func bindTLS(v *value) TLS {
+	return TLS{Cert: v.str("cert"), Key: v.str("key"), ClientCA: v.str("client_ca"), ClientAuth: v.str("client_auth"), CA: v.str("ca")}
+}
+
+// bindLimits reads limits:.
+func bindLimits(v *value) Limits {
+	l := Limits{Rate: v.get("rate").x, Burst: v.int("burst"), Connections: v.int("connections"),
+		ConnectionsPerAddress: v.int("connections_per_address"), ReadHeaderTimeout: v.dur("read_header_timeout"),
+		IdleTimeout: v.dur("idle_timeout")}
+	if l.Burst == 0 {
+		l.Burst = max(1, int(math.Ceil(l.Rate)))
+	}
+	return l
 }

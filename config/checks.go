@@ -48,14 +48,14 @@ func checkBridgeID(d *decoder, root *value) {
 // not loopback.
 func checkMCPTokens(d *decoder, root *value) {
 	m := root.get("mcp")
-	if !m.bool("enabled") || m.has("tokens") || Loopback(root.str("listen")) {
+	if !m.bool("enabled") || m.has("tokens") || root.get("auth").has("jwt") || Loopback(root.str("listen")) {
 		return
 	}
 	line, key := m.line, "mcp.tokens"
 	if !m.given {
 		line, key = root.get("listen").line, "listen"
 	}
-	d.fail(line, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens, or mcp.enabled: false", root.str("listen"))
+	d.fail(line, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens (or auth.jwt), or mcp.enabled: false", root.str("listen"))
 }
 
 // checkUITokens checks that a console enabled on a listener that is not
@@ -105,4 +105,30 @@ func checkDialects(d *decoder, root *value, known []string) {
 // unknownDialect is the problem of a dialect not among names (sorted).
 func unknownDialect(dialect string, names []string) string {
 	return fmt.Sprintf("unknown dialect %q (known: %s)", dialect, strings.Join(names, ", "))
+}
+
+// checkJWT checks that auth.jwt has a key to verify with, and one to sign
+// with when it signs.
+func checkJWT(d *decoder, v *value) {
+	if !v.wrote("hs256_secret") && !v.wrote("public_keys") && !v.wrote("jwks_file") {
+		d.fail(v.line, v.path, "names no key to verify tokens with: give hs256_secret, public_keys or jwks_file")
+	}
+	if s := v.get("sign"); s != nil && !s.wrote("key") && !v.wrote("hs256_secret") {
+		d.fail(s.line, s.path, "names no key to sign with: give sign.key (a PEM private key), or hs256_secret for HS256")
+	}
+}
+
+// checkTLS checks that the listener's certificate and key go together,
+// and that client certificates are asked for only on a TLS listener.
+func checkTLS(d *decoder, v *value) {
+	cert, key := v.get("cert"), v.get("key")
+	switch {
+	case cert != nil && key == nil:
+		d.fail(cert.line, cert.path, "needs its key: give tls.key too")
+	case key != nil && cert == nil:
+		d.fail(key.line, key.path, "needs its certificate: give tls.cert too")
+	}
+	if ca := v.get("client_ca"); ca != nil && cert == nil {
+		d.fail(ca.line, ca.path, "client certificates need TLS on the listener: give tls.cert and tls.key")
+	}
 }

@@ -40,6 +40,11 @@ type Config struct {
 	Cluster         Cluster
 	Memory          Memory
 	PProf           bool // serve /debug/pprof/ on the listener
+	Auth            Auth
+	TLS             TLS
+	Limits          Limits
+	Reload          Reload
+	Tracing         Tracing
 	Agents          []Agent
 	File            string // where it was read from ("" for the embedded default)
 }

@@ -54,6 +54,9 @@ func render(v *value, key *yaml.Node) *yaml.Node {
 			}
 			n.Content = append(n.Content, k, render(it, k))
 		}
+		if len(n.Content) == 0 {
+			n.Style = yaml.FlowStyle // {}, on the key's line
+		}
 	case kindList:
 		n = &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, it := range v.items {

@@ -141,6 +141,19 @@ func serveSpec() *field {
 			str("token", "A NATS token.").named("a token").defaultIs("none").hidden(),
 			duration("heartbeat", "How often the instance announces its agents; an instance silent for three is gone.").withDefault("2s"),
 		),
+		authField(),
+		tlsField(),
+		limitsField(),
+		object("reload", "Reloading the config while the bridge runs (docs/operations.md): on SIGHUP, and when a watched file changes. Agents, tokens, mappings, limits, TLS certificates and the log level change without dropping a connection; the other keys need a restart. A config with errors is refused whole, each error logged with its `file:line`, and the old one stays.",
+			boolean("watch", "Reload when the config file, one of its mapping files, a TLS file or a JWT key file changes.").withDefault("true"),
+			duration("debounce", "How long a watched file must stay unchanged before the reload: editors write a file in several steps.").withDefault("250ms"),
+		),
+		object("tracing", "OpenTelemetry traces (docs/operations.md): a span for each message received, translated and delivered, and one for each request until its answer, with W3C trace context read from and written into the messages' trace fields.",
+			enum("exporter", "Where spans go: `none` (no spans are made), `otlp` (OTLP over HTTP, configured by the standard `OTEL_EXPORTER_OTLP_*` variables) or `stdout` (the spans as JSON, written to standard error beside the logs, for trying it out).",
+				"none", "otlp", "stdout").withDefault("none"),
+			number("sample_ratio", "The fraction of the traces that start at the bridge that are recorded; a trace an agent started keeps the agent's choice.").
+				withDefault("1").checked(checkRatio),
+		),
 		list("agents", "The agents the bridge knows.", agent).
 			named(fmt.Sprintf("a list of agents, each a mapping (%s)", agent.keyList())).distinctBy("id", "agent id").defaultIs("none"),
 	).checkedBy(checkBridgeID).checkedBy(checkMCPTokens).checkedBy(checkUITokens)
@@ -195,4 +208,53 @@ func schemaField(key, doc string) *field {
 // patterns is a list of expose patterns.
 func patterns(key, doc string) *field {
 	return list(key, doc, str("", "").named("a pattern").checked(checkPattern)).named("a list of patterns").distinct()
+}
+
+// authField is auth: JWT verification, and the tokens the bridge mints.
+func authField() *field {
+	sign := object("sign", "The tokens the bridge writes into the messages it sends fuse agents (`authentication: {type: jwt, token}`), so that they can check the message came through the bridge: `sub` is the sender, `aud` the receiving agent.",
+		str("key", "A PEM private key file: RSA signs RS256, an EC P-256 key ES256.").named("a PEM file path").
+			defaultIs("HS256 with `hs256_secret`").pathed(),
+		str("issuer", "The tokens' `iss`.").named("an issuer").defaultIs("`bridge_id`"),
+		duration("ttl", "How long a minted token is valid.").withDefault("5m"),
+	).defaultIs("none: the bridge mints no tokens")
+	jwt := object("jwt", "JSON Web Tokens (RFC 7519; docs/security.md). An agent of any dialect presents one as a bearer token (WebSocket, HTTP, MCP), and a fuse message in its `authentication` member; the claim `subject_claim` names the agent id it may speak for. Keys may be combined: a token is checked against every key of its algorithm.",
+		str("hs256_secret", "The HS256 key, best given as `${VAR}`.").named("a secret").defaultIs("none").hidden(),
+		list("public_keys", "PEM files of RS256 and ES256 public keys (or certificates).", str("", "").named("a PEM file path").pathed()).
+			named("a list of PEM file paths").distinct().defaultIs("none"),
+		str("jwks_file", "A JSON Web Key Set file (RFC 7517) of RSA and EC public keys, picked by `kid`.").named("a JWKS file path").defaultIs("none").pathed(),
+		str("issuer", "When set, every token must have this `iss`.").named("an issuer").defaultIs("none: any"),
+		str("audience", "When set, every token's `aud` must include it.").named("an audience").defaultIs("none: any"),
+		str("subject_claim", "The claim naming the agent id the token's holder may speak for.").named("a claim name").withDefault("sub"),
+		boolean("required", "Every connection, of every dialect, must present a valid token: as a bearer token, or (fuse) in every message. Agents the bridge runs or dials itself are trusted as the config names them.").withDefault("false"),
+		sign,
+	).defaultIs("none: no JWT is verified").checkedBy(checkJWT)
+	return object("auth", "How agents and clients prove who they are, beyond the agents' static `token`s (docs/security.md).", jwt)
+}
+
+// tlsField is tls: the listener's certificate, client certificates, and
+// the CAs trusted for the agents the bridge dials.
+func tlsField() *field {
+	return object("tls", "TLS (docs/security.md): HTTPS and `wss://` on the listener, client certificates (mTLS), and the CAs the bridge trusts when it dials agents. The files are read again when they change, without dropping a connection.",
+		str("cert", "The listener's certificate chain, a PEM file: with it, the listener speaks only TLS.").named("a PEM file path").defaultIs("none: plain HTTP").pathed(),
+		str("key", "The certificate's private key, a PEM file.").named("a PEM file path").defaultIs("none").pathed(),
+		str("client_ca", "PEM of the CAs that sign client certificates (mTLS). An agent's certificate names the agent id it may speak for: its Common Name, or its first DNS name when it has none.").
+			named("a PEM file path").defaultIs("none: no client certificates").pathed(),
+		enum("client_auth", "With `client_ca`: `require` (every client presents a certificate) or `optional` (those that do are checked, and bound to their name).", "require", "optional").
+			withDefault("require").only("what to do with client certificates", "client_ca"),
+		str("ca", "PEM of CAs trusted, beside the system's, for the agents the bridge dials: `wss://` URLs and `https://` webhooks.").named("a PEM file path").defaultIs("none: the system's").pathed(),
+	).checkedBy(checkTLS)
+}
+
+// limitsField is limits: per-agent rates, connection caps and the HTTP
+// server's timeouts.
+func limitsField() *field {
+	return object("limits", "Limits (docs/operations.md). A message over an agent's rate is answered with a retryable *unavailable* error carrying `retry_after`, in the sender's dialect; a connection over a cap gets HTTP 503 (`connections`) or 429 (`connections_per_address`) with `Retry-After`. `bridge_limited_total` counts each.",
+		number("rate", "Messages per second each agent may send (a token bucket per agent); 0: no limit.").withDefault("0"),
+		integer("burst", "How many messages an agent may send at once, above its rate.").atLeast(1).defaultIs("`rate`, at least 1"),
+		integer("connections", "Open connections to the listener, all clients together; 0: no limit.").withDefault("100000"),
+		integer("connections_per_address", "Open connections from one IP address; 0: no limit.").withDefault("0"),
+		duration("read_header_timeout", "How long a client may take to send a request's headers.").withDefault("10s"),
+		duration("idle_timeout", "How long an HTTP keep-alive connection may stay idle between requests.").withDefault("2m"),
+	)
 }

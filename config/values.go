@@ -188,3 +188,11 @@ func formatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// checkRatio checks a fraction from 0 to 1.
+func checkRatio(s string) string {
+	if x, err := strconv.ParseFloat(s, 64); err != nil || x < 0 || x > 1 {
+		return fmt.Sprintf("%q is not a fraction from 0 to 1", s)
+	}
+	return ""
+}

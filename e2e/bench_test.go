@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/tidwall/gjson"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // The hop benchmarks of DESIGN.md section 8, measured in the same run: a
@@ -141,11 +144,19 @@ func swarmShaped(msg []byte) []byte {
 // bridgeHop starts the bridge, validating as validate says, and returns
 // the requester's and responder's URLs. It logs at info level, the
 // default, into io.Discard.
-func bridgeHop(tb testing.TB, validate string) (string, string) {
+func bridgeHop(tb testing.TB, validate string, traced bool) (string, string) {
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	cfg.Validate = validate
-	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	var opts []server.Option
+	if traced {
+		// Every span recorded and batched to an exporter that drops
+		// them: the cost of tracing in the bridge, not of a collector.
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		tb.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+		opts = append(opts, server.WithTracerProvider(tp))
+	}
+	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -216,6 +227,10 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 	for i := range evs {
 		evs[i] = event(i)
 	}
+	// A dial returns before the bridge has attached its connection: an
+	// event sent before would be refused, and the proof below wait for
+	// ever.
+	awaitAttached(b, recvURL)
 	// Prove the path once.
 	if err := a.Write(ctx, websocket.MessageText, event(-1)); err != nil {
 		b.Fatal(err)
@@ -272,15 +287,20 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 }
 
 // hops runs bench over each way from a collab agent to a swarm agent: a
-// bare hop, the bridge validating schemas, the bridge trusting decoders.
+// bare hop, the bridge validating schemas, the bridge trusting decoders,
+// and each of those with every message traced (OpenTelemetry spans,
+// recorded and dropped).
 func hops(b *testing.B, bench func(b *testing.B, from, to string)) {
 	b.Run("bare", func(b *testing.B) {
 		u := bareHop(b)
 		bench(b, u+"/a", u+"/b")
 	})
-	for _, mode := range []struct{ name, validate string }{{"bridge", "schema"}, {"bridge-decode", "decode"}} {
+	for _, mode := range []struct {
+		name, validate string
+		traced         bool
+	}{{"bridge", "schema", false}, {"bridge-decode", "decode", false}, {"bridge-traced", "schema", true}, {"bridge-decode-traced", "decode", true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			from, to := bridgeHop(b, mode.validate)
+			from, to := bridgeHop(b, mode.validate, mode.traced)
 			bench(b, from, to)
 		})
 	}
@@ -291,3 +311,32 @@ func BenchmarkHop(b *testing.B) { hops(b, benchRoundTrip) }
 
 // BenchmarkOneWay is one-way forwarded throughput, collab to swarm.
 func BenchmarkOneWay(b *testing.B) { hops(b, benchOneWay) }
+
+// awaitAttached waits until the bridge lists the agent a ws:// URL of the
+// bridge's connected as READY; a URL that names no agent (the bare hop) is
+// ready at once.
+func awaitAttached(tb testing.TB, wsURL string) {
+	base, query, ok := strings.Cut(wsURL, "/ws/")
+	_, agent, named := strings.Cut(query, "?agent=")
+	if !ok || !named {
+		return
+	}
+	url := "http" + strings.TrimPrefix(base, "ws") + "/v1/agents"
+	deadline := time.Now().Add(wait)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			for _, a := range gjson.GetBytes(body, "agents").Array() {
+				if a.Get("id").String() == agent && a.Get("status").String() == "READY" {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s is not attached: %v", agent, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,22 +12,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 )
-
-// metricValue returns the value of one series of the server's /metrics,
-// written as in the exposition format (`name{label="v"}`); 0 if absent.
-func metricValue(t *testing.T, h *harness, series string) float64 {
-	t.Helper()
-	for _, l := range strings.Split(metrics(t, h), "\n") {
-		if v, ok := strings.CutPrefix(l, series+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: %v", l, err)
-			}
-			return f
-		}
-	}
-	return 0
-}
 
 // TestBounds: with small memory bounds and more traffic than they hold,
 // the oldest entries go first and are counted, and every request still gets

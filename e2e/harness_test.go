@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,11 +80,21 @@ type harness struct {
 	cancel context.CancelFunc
 	done   chan error
 	once   sync.Once
+	// tls is the clients' side of a listener that speaks TLS (startTLS);
+	// nil for plain HTTP.
+	tls *tls.Config
 }
 
 // start runs a server for cfg (nil: the default config) with the alias
 // mapping file, logging at cfg's level into a buffer the test can search.
 func start(t testing.TB, cfg *config.Config) *harness {
+	t.Helper()
+	return startWith(t, cfg, nil)
+}
+
+// startWith is start, with prepare called on the server before it runs,
+// and opts given to server.New.
+func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server), opts ...server.Option) *harness {
 	t.Helper()
 	if cfg == nil {
 		cfg = config.Default()
@@ -95,13 +107,16 @@ func start(t testing.TB, cfg *config.Config) *harness {
 	}
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	srv, err := server.New(cfg, []string{am}, log)
+	srv, err := server.New(cfg, []string{am}, log, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln, err := srv.Listen()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(srv)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, srv: srv, addr: ln.Addr().String(), logs: logs, cancel: cancel, done: make(chan error, 1)}
@@ -125,8 +140,28 @@ func (h *harness) shutdown() {
 	}
 }
 
-func (h *harness) wsURL() string   { return "ws://" + h.addr }
-func (h *harness) httpURL() string { return "http://" + h.addr }
+func (h *harness) wsURL() string {
+	if h.tls != nil {
+		return "wss://" + h.addr
+	}
+	return "ws://" + h.addr
+}
+
+func (h *harness) httpURL() string {
+	if h.tls != nil {
+		return "https://" + h.addr
+	}
+	return "http://" + h.addr
+}
+
+// httpClient is a client of the harness's listener: Go's default, or one
+// trusting the test's CA (and presenting its certificate) with TLS.
+func (h *harness) httpClient() *http.Client {
+	if h.tls == nil {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: h.tls}}
+}
 
 // agentUp waits until the bridge lists id as READY with at least tools
 // capabilities.
@@ -149,7 +184,7 @@ func (h *harness) agentUp(id string, tools int) bridge.AgentInfo {
 // bridge knows its tools (when its dialect declares them).
 func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Agent {
 	h.t.Helper()
-	o := agent.Options{ID: id, Dialect: d}
+	o := agent.Options{ID: id, Dialect: d, TLS: h.tls}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -191,7 +226,7 @@ func (h *harness) dial(d, id string) *client {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, u, nil)
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: h.httpClient()})
 	if err != nil {
 		h.t.Fatal(err)
 	}

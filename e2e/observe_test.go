@@ -122,11 +122,5 @@ func grep(s, sub string) string {
 // metrics returns the server's /metrics page.
 func metrics(t *testing.T, h *harness) string {
 	t.Helper()
-	resp, err := http.Get(h.httpURL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
+	return h.metricsPage(t)
 }

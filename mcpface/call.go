@@ -46,7 +46,7 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 	}
 	env := canonical.Envelope{
 		Act:       canonical.ActRequest,
-		Sender:    canonical.Party{ID: f.opts.Sender},
+		Sender:    canonical.Party{ID: f.senderOf(ctx)},
 		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: e.tool.Agent},
 		Operation: e.tool.Operation,
 		Arguments: args,
@@ -247,4 +247,13 @@ func eventText(env *canonical.Envelope) string {
 func canElicit(ctx context.Context) bool {
 	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
 	return ok && s.GetClientCapabilities().Elicitation != nil
+}
+
+// senderOf is the id a client's requests carry: the agent its token
+// proved, or the configured sender.
+func (f *Face) senderOf(ctx context.Context) string {
+	if s := scopeOf(ctx); s != nil && s.sender != "" {
+		return s.sender
+	}
+	return f.opts.Sender
 }

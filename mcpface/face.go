@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -35,6 +36,9 @@ type Options struct {
 	Allow, Deny []string
 	// Tokens, when any, are required of every HTTP request (bearer).
 	Tokens []Token
+	// Verify and Required: see Auth; SetAuth replaces them with Tokens.
+	Verify   func(token string) (agent string, err error)
+	Required bool
 	// Stateless turns MCP sessions off on HTTP.
 	Stateless bool
 	// CallTimeout bounds a tools/call (default: the bridge's request
@@ -69,6 +73,7 @@ type Face struct {
 	metrics *metrics
 	srv     *server.MCPServer
 	http    http.Handler
+	auth    atomic.Pointer[Auth]
 	stop    func() // stops watching the directory
 
 	mu sync.Mutex
@@ -132,7 +137,8 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 			"A tool is named <agent>__<tool>; its description says which agent of which dialect serves it."),
 	)
 	f.addResources(f.srv)
-	f.http = authenticate(opts.Tokens, compat(server.NewStreamableHTTPServer(f.srv,
+	f.SetAuth(Auth{Tokens: opts.Tokens, Verify: opts.Verify, Required: opts.Required})
+	f.http = f.authenticate(compat(server.NewStreamableHTTPServer(f.srv,
 		server.WithEndpointPath(Path),
 		server.WithStateLess(opts.Stateless),
 		server.WithStreamableHTTPLogger(f.log),

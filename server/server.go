@@ -6,13 +6,13 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,17 +23,18 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/console"
-	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/limits"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 	"github.com/mcp-bridge/mcp-bridge/transports/ws"
+	"github.com/mcp-bridge/mcp-bridge/trust"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 //go:embed serve.yaml
@@ -53,43 +54,66 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	ready    atomic.Bool
+	extra    []string // the --mapping files, after the config's own at every load
+	guard    *guard
+	conns    *limits.Conns
+	tls      *trust.Listener // nil: plain HTTP
+	dialTLS  *tls.Config     // for wss:// and https:// agents; nil: Go's defaults
+
+	// Reloading (reload.go): one at a time, under reloadMu, which also
+	// guards cfg's replacement, the reaches and what they read.
+	reloadMu  sync.Mutex
+	agentsCtx context.Context
+	reaches   map[string]*reach
+	loader    func() (*config.Config, error)
+	level     *slog.LevelVar
+	reloads   *prometheus.CounterVec
+
+	spans *sdktrace.TracerProvider // the provider tracing.exporter made; nil for none or one given
 }
 
 // New builds the server of cfg. Mapping files come in this order: the
 // dialects' defaults, the run-time policy (serve.yaml), the config's
 // mapping files, then extra (the --mapping flags).
-func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) {
+func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (*Server, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if log == nil {
 		log = slog.Default()
 	}
-	m := dialects.DefaultMappings()
-	if err := m.Add(ServePolicyFile, servePolicy); err != nil {
-		return nil, err
-	}
-	for _, f := range append(append([]string(nil), cfg.Mappings...), extra...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("mapping file: %w", err)
-		}
-		if err := m.Add(f, data); err != nil {
-			return nil, err
-		}
-	}
-	reg, err := builtin.Registry(m)
+	m, reg, err := loadRules(cfg, extra)
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.CheckDialects(reg.Names()); err != nil {
-		return nil, err
-	}
-	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && !config.Loopback(cfg.Listen) {
-		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token, or mcp.enabled: false", cfg.Listen)
+	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or auth.jwt), or mcp.enabled: false", cfg.Listen)
 	}
 	if cfg.UIOn() && len(cfg.ConsoleTokens()) == 0 && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("ui.enabled: the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", cfg.Listen)
 	}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	cr, err := loadCredentials(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g, err := newGuard(cr, metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g, extra: extra, reaches: map[string]*reach{}}
+	tracer, err := s.tracer(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.listenerTLS(cfg, metrics); err != nil {
+		return nil, err
+	}
+	if err := s.reloadMetrics(metrics); err != nil {
+		return nil, err
+	}
 	b, err := bridge.New(bridge.Options{
 		Registry: reg, Mappings: m, ID: cfg.BridgeID, MaxFrame: cfg.MaxFrame,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, DecodeOnly: cfg.Validate == "decode",
@@ -99,20 +123,20 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		Retry: retryPolicy(cfg.Retry), Breaker: &bridge.BreakerPolicy{
 			FailureThreshold: cfg.CircuitBreaker.FailureThreshold, ResetTimeout: cfg.CircuitBreaker.ResetTimeout,
 			HalfOpenRequests: cfg.CircuitBreaker.HalfOpenRequests},
-		Logger: log, Metrics: metrics,
+		Logger: log, Metrics: metrics, Guard: g, Tracer: tracer,
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.bridge = b
 	for _, a := range cfg.Agents {
 		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: declaredTools(a.Tools), Subscribe: a.Subscribe})
 		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket || a.Reach == config.ReachMCP {
 			b.Starting(a.ID) // Run starts or dials it
 		}
 	}
-	s := &Server{cfg: cfg, bridge: b, log: log, mux: http.NewServeMux()}
 	if cfg.MCP.Enabled {
-		if s.face, err = mcpface.New(b, faceOptions(cfg.MCP, log, metrics)); err != nil {
+		if s.face, err = mcpface.New(b, s.faceOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}
 		s.mux.Handle(mcpface.Path, s.face.Handler())
@@ -126,8 +150,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger) (*Server, error) 
 		}
 		s.mux.Handle(console.Path, s.console.Handler())
 	}
-	(&ws.Handler{Bridge: b, Logger: log}).Register(s.mux)
-	(&httpapi.Handler{Bridge: b, Logger: log}).Register(s.mux)
+	authn := g.authenticator(s.carriesTokens)
+	(&ws.Handler{Bridge: b, Logger: log, Authenticate: authn}).Register(s.mux)
+	(&httpapi.Handler{Bridge: b, Logger: log, Authenticate: authn}).Register(s.mux)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	if cfg.PProf {
 		s.servePProf()
@@ -210,20 +235,36 @@ func (s *Server) Console() *console.Console { return s.console }
 // Handler returns the server's HTTP routes.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Listen opens the configured listener.
+// Listen opens the configured listener: its connections counted against
+// the limits, and TLS when the config has a certificate.
 func (s *Server) Listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", s.cfg.Listen, err)
 	}
+	ln = s.conns.Listen(ln)
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls.Config())
+	}
 	return ln, nil
 }
+
+// TLS reports whether the listener speaks TLS.
+func (s *Server) TLS() bool { return s.tls != nil }
 
 // Run serves on ln and reaches the agents the bridge connects to itself,
 // until ctx ends; then it shuts down gracefully within the config's
 // shutdown_timeout (bridge.Shutdown), and stops the stdio children.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: httpapi.ReadHeaderTimeout, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	s.reloadMu.Lock()
+	cfg := s.cfg // its keys read here need a restart to change
+	s.reloadMu.Unlock()
+	hs := &http.Server{Handler: limits.Handler(s.mux), ConnContext: limits.ConnContext,
+		ReadHeaderTimeout: cfg.Limits.ReadHeaderTimeout, IdleTimeout: cfg.Limits.IdleTimeout,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	if hs.ReadHeaderTimeout <= 0 {
+		hs.ReadHeaderTimeout = httpapi.ReadHeaderTimeout
+	}
 	if s.console != nil {
 		// Its streams never end by themselves: a graceful shutdown
 		// would wait for them.
@@ -232,8 +273,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	agentsCtx, stopAgents := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	if err := s.reachAgents(agentsCtx, &wg); err != nil {
+	s.reloadMu.Lock()
+	s.agentsCtx = agentsCtx
+	err := s.reachAgents()
+	s.reloadMu.Unlock()
+	if err != nil {
 		stopAgents()
 		hs.Close()
 		if s.console != nil {
@@ -241,8 +285,12 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		}
 		return err
 	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if s.loader != nil && cfg.Reload.Watch && cfg.File != "" {
+		go s.watch(watchCtx)
+	}
 	s.ready.Store(true)
-	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-served:
@@ -250,7 +298,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	s.ready.Store(false)
 	// Stop accepting, let the bridge answer or fail what is in flight and
 	// close its connections, then stop the agents it runs.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	httpDone := make(chan struct{})
 	go func() { _ = hs.Shutdown(shutdownCtx); close(httpDone) }()
@@ -264,51 +312,96 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	if s.embedded != nil {
 		s.embedded.Shutdown()
 	}
+	if s.spans != nil {
+		flushCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = s.spans.Shutdown(flushCtx)
+		cancel()
+	}
 	<-httpDone
 	stopAgents()
-	wg.Wait()
+	s.reloadMu.Lock()
+	for _, r := range s.reaches {
+		<-r.done
+	}
+	s.reloadMu.Unlock()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
 }
 
-// reachAgents starts what the bridge does for agents that do not connect
-// in: dial-outs, webhooks and stdio children.
-func (s *Server) reachAgents(ctx context.Context, wg *sync.WaitGroup) error {
-	b := s.bridge
+// reachAgents starts what the bridge does for the config's agents that do
+// not connect in: dial-outs, webhooks and stdio children. s.reloadMu is
+// held.
+func (s *Server) reachAgents() error {
 	for _, a := range s.cfg.Agents {
-		switch a.Reach {
-		case config.ReachWebSocket:
-			d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
-				BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log}
-			wg.Go(func() { d.Run(ctx) })
-		case config.ReachWebhook:
-			sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token},
-				bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL})
-			if err != nil {
-				return fmt.Errorf("agent %s: %w", a.ID, err)
-			}
-			wg.Go(func() { <-ctx.Done(); sess.Detach() })
-		case config.ReachStdio:
-			sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
-				Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-			wg.Go(func() {
-				if err := sup.Run(ctx); err != nil {
-					s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
-				}
-			})
-		case config.ReachMCP:
-			u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
-				URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-			wg.Go(func() {
-				if err := u.Run(ctx); err != nil {
-					s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
-				}
-			})
+		if err := s.startReach(a); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// reach is what runs for one agent the bridge reaches itself.
+type reach struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed once it stopped
+}
+
+// startReach starts reaching a, when the bridge reaches it itself (a
+// dial-out, a webhook, a stdio child, an MCP server). s.reloadMu is held.
+func (s *Server) startReach(a config.Agent) error {
+	if a.Reach == config.ReachInbound {
+		return nil
+	}
+	b := s.bridge
+	ctx, cancel := context.WithCancel(s.agentsCtx)
+	r := &reach{cancel: cancel, done: make(chan struct{})}
+	run := func(f func()) {
+		go func() { defer close(r.done); f() }()
+	}
+	switch a.Reach {
+	case config.ReachWebSocket:
+		d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
+			BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, TLS: s.dialTLS, Logger: s.log}
+		run(func() { d.Run(ctx) })
+	case config.ReachWebhook:
+		sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token, Client: s.webhookClient()},
+			bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL, Reached: true})
+		if err != nil {
+			cancel()
+			return fmt.Errorf("agent %s: %w", a.ID, err)
+		}
+		run(func() { <-ctx.Done(); sess.Detach() })
+	case config.ReachStdio:
+		sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
+			Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+		run(func() {
+			if err := sup.Run(ctx); err != nil {
+				s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
+			}
+		})
+	case config.ReachMCP:
+		u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
+			URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
+		run(func() {
+			if err := u.Run(ctx); err != nil {
+				s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
+			}
+		})
+	}
+	s.reaches[a.ID] = r
+	return nil
+}
+
+// stopReach stops what runs for the agent id, and waits for it. s.reloadMu
+// is held.
+func (s *Server) stopReach(id string) {
+	if r := s.reaches[id]; r != nil {
+		r.cancel()
+		<-r.done
+		delete(s.reaches, id)
+	}
 }
 
 // declaredTools are the tools the config declares for an agent, as the
@@ -352,11 +445,23 @@ func retryPolicy(r config.Retry) *bridge.RetryPolicy {
 }
 
 // faceOptions is the MCP face's form of the config's mcp section.
-func faceOptions(c config.MCP, log *slog.Logger, metrics prometheus.Registerer) mcpface.Options {
-	o := mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
-		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: log, Metrics: metrics}
-	for _, t := range c.Tokens {
-		o.Tokens = append(o.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
+func (s *Server) faceOptions(cfg *config.Config, metrics prometheus.Registerer) mcpface.Options {
+	c := cfg.MCP
+	a := s.mcpAuth(cfg)
+	return mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
+		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: s.log, Metrics: metrics,
+		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required}
+}
+
+// mcpAuth is what MCP clients must present under cfg: its mcp.tokens, or
+// a JWT when auth.jwt is configured.
+func (s *Server) mcpAuth(cfg *config.Config) mcpface.Auth {
+	var a mcpface.Auth
+	for _, t := range cfg.MCP.Tokens {
+		a.Tokens = append(a.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
 	}
-	return o
+	if j := cfg.Auth.JWT; j != nil {
+		a.Verify, a.Required = s.guard.verifyMCP, j.Required
+	}
+	return a
 }

@@ -5,6 +5,9 @@ package transports
 import (
 	"net/http"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
 // Token returns the credential an HTTP request (or WebSocket handshake)
@@ -14,4 +17,19 @@ func Token(r *http.Request) string {
 		return strings.TrimSpace(t)
 	}
 	return r.URL.Query().Get("token")
+}
+
+// Authenticator checks what an HTTP request (or WebSocket handshake) of
+// dialect ("" when it is to be detected) proves about who sends it, before
+// its session is attached: the identity it proved (the zero Identity for
+// none) and the static token it presented, or the error it is refused
+// with (unauthorized).
+type Authenticator func(r *http.Request, dialect string) (bridge.Identity, string, *canonical.Error)
+
+// Credentials returns what r proves with a: Token(r) alone when a is nil.
+func Credentials(a Authenticator, r *http.Request, dialect string) (bridge.Identity, string, *canonical.Error) {
+	if a == nil {
+		return bridge.Identity{}, Token(r), nil
+	}
+	return a(r, dialect)
 }

@@ -41,6 +41,9 @@ type Request[R, V comparable] struct {
 	// Trace is the request's trace context, given back to an answer from
 	// a dialect that could not carry it.
 	Trace canonical.Trace
+	// Span, when set, ends the request's trace span, with the error that
+	// answered it, if any.
+	Span func(e *canonical.Error)
 	// Receiver is the agent it was delivered to.
 	Receiver V
 	// Start is when it arrived.

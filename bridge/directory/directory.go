@@ -53,8 +53,12 @@ type Agent[E Endpoint] struct {
 	transport   string
 	// tools are the operations it serves, in its dialect's spelling.
 	tools []canonical.Tool
-	// topics it is subscribed to.
-	topics map[string]bool
+	// topics it is subscribed to; cfgTopics those of its spec.
+	topics    map[string]bool
+	cfgTopics []string
+	// learned says the agent declared its tools itself: a new spec does
+	// not replace them.
+	learned bool
 	// endpoint delivers its messages; the zero E while it is not connected.
 	endpoint E
 	// timeouts and missed count requests timed out and heartbeats missed
@@ -111,18 +115,54 @@ func New[E Endpoint]() *Directory[E] {
 
 // Declare registers an agent ahead of its connection, with the tools and
 // topics its spec names.
-func (d *Directory[E]) Declare(s Spec) {
+func (d *Directory[E]) Declare(s Spec) { d.declare(s, false) }
+
+// Redeclare replaces what the spec of an agent already declared says (a
+// config reloaded): its token, its topics from the spec, and its tools
+// unless the agent declared its own. Its connection, if any, stays.
+func (d *Directory[E]) Redeclare(s Spec) { d.declare(s, true) }
+
+// declare files s: its tools added to the agent's, or, again, in place of
+// the spec's before (unless the agent declared its own); its topics in
+// place of the spec's before.
+func (d *Directory[E]) declare(s Spec, again bool) {
 	d.mu.Lock()
 	a := d.agentLocked(s.ID, s.Dialect)
 	a.declared = true
 	a.token = s.Token
-	a.tools = append(a.tools, s.Tools...)
+	switch {
+	case !again:
+		a.tools = append(a.tools, s.Tools...)
+	case !a.learned:
+		a.tools = slices.Clone(s.Tools)
+	}
+	for _, t := range a.cfgTopics {
+		delete(a.topics, t)
+	}
 	for _, t := range s.Subscribe {
 		a.topics[t] = true
 	}
+	a.cfgTopics = slices.Clone(s.Subscribe)
 	info := a.infoLocked(d.self)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
+}
+
+// Remove deletes the record of id, telling the watchers why; its
+// connection, if it has one, is the caller's to close. It reports whether
+// there was one.
+func (d *Directory[E]) Remove(id, reason string) bool {
+	d.mu.Lock()
+	a := d.agents[id]
+	if a == nil {
+		d.mu.Unlock()
+		return false
+	}
+	delete(d.agents, id)
+	info := a.infoLocked(d.self)
+	d.mu.Unlock()
+	d.watchers.tell(Change{Kind: Removed, Agent: info, Reason: reason})
+	return true
 }
 
 // agentLocked returns the record of id, creating it. d.mu is held.
@@ -180,6 +220,10 @@ type BindOptions struct {
 	Dialect string
 	// Token is the credential the connection presented.
 	Token string
+	// Proven says the connection proved otherwise (a verified JWT, a
+	// client certificate) that it speaks for the agent: its token is not
+	// asked for.
+	Proven bool
 	// Ephemeral marks a connection that lives for one exchange (an HTTP
 	// request): it speaks for the agent, but does not deliver to it.
 	Ephemeral bool
@@ -205,7 +249,7 @@ func (d *Directory[E]) Bind(id string, ep E, o BindOptions) (a *Agent[E], old E,
 	defer d.mu.Unlock()
 	a = d.agents[id]
 	switch {
-	case a != nil && a.token != "" && a.token != o.Token:
+	case a != nil && a.token != "" && a.token != o.Token && !o.Proven:
 		return nil, old, fmt.Errorf("agent %s needs its token to connect", id)
 	case a != nil && a.declared && a.dialect != o.Dialect:
 		return nil, old, fmt.Errorf("agent %s speaks %s, not %s", id, a.dialect, o.Dialect)
@@ -312,6 +356,7 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	d.mu.Lock()
 	a.tools = slices.Clone(caps.Tools)
+	a.learned = true
 	for _, t := range caps.Topics {
 		a.topics[t] = true
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,12 +18,13 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio | --listen ADDR) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... " +
-	"[--backoff-min D] [--backoff-max D] [--log-level LEVEL]\n" +
+	"[--ca FILE] [--cert FILE --key FILE] [--backoff-min D] [--backoff-max D] [--log-level LEVEL]\n" +
 	"       mcp-bridge agent --dialect DIALECT [--id ID] --connect URL [--token TOKEN] --call OP [--args JSON] [--to ID] [--timeout D]"
 
 // agentTopics is the repeatable --subscribe flag.
@@ -49,7 +52,11 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	connect := fs.String("connect", "", "connect to the bridge at this WebSocket URL (ws://127.0.0.1:7300)")
 	stdio := fs.Bool("stdio", false, "speak newline-delimited JSON on standard input and output")
 	listen := fs.String("listen", "", "serve as a WebSocket server on this address (127.0.0.1:7400; port 0 picks one), for peers that dial the agent")
-	token := fs.String("token", "", "the bearer token to connect with")
+	token := fs.String("token", "", "the bearer token to connect with (a static token or a JWT)")
+	var tf tlsFlags
+	fs.StringVar(&tf.ca, "ca", "", "a PEM file of CAs trusted, beside the system's, for a wss:// bridge")
+	fs.StringVar(&tf.cert, "cert", "", "a PEM certificate: presented to a wss:// bridge that asks for one (--connect), or served with --listen (wss://)")
+	fs.StringVar(&tf.key, "key", "", "the PEM private key of --cert")
 	tools := fs.String("tools", "", "the tools to offer, comma-separated (default all: "+strings.Join(agent.ToolNames(), ",")+"; none with --call)")
 	var topics agentTopics
 	fs.Var(&topics, "subscribe", "a topic to subscribe to (repeatable)")
@@ -99,9 +106,14 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			*id = agent.SpellID(*dialect, *dialect+"-caller")
 		}
 	}
+	clientTLS, serverTLS, err := tf.configs(*listen != "")
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge agent: %v\n", err)
+		return exitUsage
+	}
 	var log *slog.Logger // the agent's own lines; set once the agent has its id
 	a, err := agent.New(agent.Options{
-		ID: *id, Dialect: *dialect, Tools: names, Subscribe: topics, Logger: base,
+		ID: *id, Dialect: *dialect, Tools: names, Subscribe: topics, Logger: base, TLS: clientTLS,
 		Observer: func(direction string, frame []byte) {
 			if log.Enabled(context.Background(), slog.LevelDebug) {
 				log.Debug("frame", "direction", direction, "frame", frameValue(frame))
@@ -132,7 +144,11 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcp-bridge: --listen: %v\n", err)
 			return exitInvalid
 		}
-		log.Info("agent listening", "url", "ws://"+ln.Addr().String()+"/", "tools", offered)
+		scheme := "ws://"
+		if serverTLS != nil {
+			ln, scheme = tls.NewListener(ln, serverTLS), "wss://"
+		}
+		log.Info("agent listening", "url", scheme+ln.Addr().String()+"/", "tools", offered)
 		err = a.Listen(ctx, ln)
 	default:
 		log.Info("agent connecting", "bridge", *connect, "tools", offered)
@@ -231,10 +247,11 @@ func (c *callFlags) run(ctx context.Context, a *agent.Agent, bridgeURL, token st
 	return exitOK
 }
 
-// frameValue is how a frame is logged: as JSON when it is, else as text.
+// frameValue is how a frame is logged: as JSON when it is, its
+// credentials redacted, else as text.
 func frameValue(frame []byte) any {
 	if json.Valid(frame) {
-		return json.RawMessage(frame)
+		return json.RawMessage(bridge.Redact(frame))
 	}
 	return string(frame)
 }
@@ -248,4 +265,48 @@ func countSet(given ...bool) int {
 		}
 	}
 	return n
+}
+
+// tlsFlags are the agent's TLS files.
+type tlsFlags struct{ ca, cert, key string }
+
+// configs returns the TLS the agent dials a wss:// bridge with and, with
+// listen, the TLS it serves; nil for Go's defaults, or no TLS.
+func (f tlsFlags) configs(listen bool) (client, server *tls.Config, err error) {
+	if (f.cert == "") != (f.key == "") {
+		return nil, nil, errors.New("--cert and --key go together")
+	}
+	var pair []tls.Certificate
+	if f.cert != "" {
+		c, err := tls.LoadX509KeyPair(f.cert, f.key)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--cert, --key: %w", err)
+		}
+		pair = []tls.Certificate{c}
+	}
+	if listen {
+		if pair != nil {
+			server = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: pair, NextProtos: []string{"http/1.1"}}
+		}
+		return nil, server, nil
+	}
+	if f.ca == "" && pair == nil {
+		return nil, nil, nil
+	}
+	client = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: pair}
+	if f.ca != "" {
+		data, err := os.ReadFile(f.ca)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--ca: %w", err)
+		}
+		pool, _ := x509.SystemCertPool()
+		if pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(data) {
+			return nil, nil, fmt.Errorf("--ca: %s holds no PEM certificate", f.ca)
+		}
+		client.RootCAs = pool
+	}
+	return client, nil, nil
 }

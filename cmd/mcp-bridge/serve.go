@@ -15,7 +15,7 @@ import (
 )
 
 // runServe runs the bridge until SIGINT or SIGTERM; with --mcp-stdio, also
-// until its standard input ends.
+// until its standard input ends. SIGHUP reloads the config.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", "[--config FILE] [--mapping FILE]... [--listen ADDR] [--log-level LEVEL] [--mcp-stdio] [--nats URL]", stderr)
 	cfgFile := fs.String("config", "", "the serve configuration (default: the embedded one, docs/config.md)")
@@ -34,35 +34,50 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	var cfg *config.Config
-	if *cfgFile == "" {
-		cfg = config.Default()
-	} else {
-		var err error
-		if cfg, err = config.LoadAll(*cfgFile, maps); err != nil {
-			fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
-			return exitInvalid
-		}
-	}
-	if *listen != "" {
-		cfg.Listen = *listen
-	}
-	if *natsURL != "" {
-		cfg.Cluster.NATS = *natsURL
-	}
+	var fixedLevel slog.Level
 	if *level != "" {
-		if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+		if err := fixedLevel.UnmarshalText([]byte(*level)); err != nil {
 			fmt.Fprintf(stderr, "mcp-bridge serve: --log-level: %v\n", err)
 			return exitUsage
 		}
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// load reads the config, and applies the command line's overrides: at
+	// start, and at each reload (SIGHUP, a watched file changed).
+	load := func() (*config.Config, error) {
+		cfg := config.Default()
+		if *cfgFile != "" {
+			var err error
+			if cfg, err = config.LoadAll(*cfgFile, maps); err != nil {
+				return nil, err
+			}
+		}
+		if *listen != "" {
+			cfg.Listen = *listen
+		}
+		if *natsURL != "" {
+			cfg.Cluster.NATS = *natsURL
+		}
+		if *level != "" {
+			cfg.LogLevel = fixedLevel
+		}
+		return cfg, nil
+	}
+	cfg, err := load()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
+		return exitInvalid
+	}
+	var lv slog.LevelVar
+	lv.Set(cfg.LogLevel)
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: &lv}))
 	server.ApplyMemory(cfg.Memory, log)
 	srv, err := server.New(cfg, maps, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return exitInvalid
 	}
+	srv.SetLoader(load)
+	srv.SetLevel(&lv)
 	ln, err := srv.Listen()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
@@ -76,16 +91,23 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		banner = stderr // standard output carries MCP only
 	}
+	// The signals are ours before the banner says the bridge is up.
+	ctx := shutdownOnSignal(stderr)
+	reloadOnHangUp(ctx, srv, stderr)
 	addr := ln.Addr().String()
 	source := cfg.File
 	if source == "" {
 		source = "the embedded default config"
 	}
-	fmt.Fprintf(banner, "mcp-bridge listening on http://%s (%s)\n", addr, source)
-	fmt.Fprintf(banner, "  WebSocket  ws://%s/ws/{dialect}   (or /ws: dialect detected)\n", addr)
-	fmt.Fprintf(banner, "  HTTP       POST http://%s/v1/{dialect}/messages, GET /v1/agents\n", addr)
+	web, sock := "http", "ws"
+	if srv.TLS() {
+		web, sock = "https", "wss"
+	}
+	fmt.Fprintf(banner, "mcp-bridge listening on %s://%s (%s)\n", web, addr, source)
+	fmt.Fprintf(banner, "  WebSocket  %s://%s/ws/{dialect}   (or /ws: dialect detected)\n", sock, addr)
+	fmt.Fprintf(banner, "  HTTP       POST %s://%s/v1/{dialect}/messages, GET /v1/agents\n", web, addr)
 	if srv.Face() != nil {
-		fmt.Fprintf(banner, "  MCP        http://%s/mcp (streamable HTTP)\n", addr)
+		fmt.Fprintf(banner, "  MCP        %s://%s/mcp (streamable HTTP)\n", web, addr)
 	}
 	if *mcpStdio {
 		fmt.Fprintln(banner, "  MCP        on standard input and output")
@@ -95,10 +117,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if c.Tokens() {
 			login = " (log in with a token at /ui/login)"
 		}
-		fmt.Fprintf(banner, "  console    http://%s/ui/%s\n", addr, login)
+		fmt.Fprintf(banner, "  console    %s://%s/ui/%s\n", web, addr, login)
 	}
-	fmt.Fprintf(banner, "  ops        http://%s/metrics /healthz /readyz\n", addr)
-	ctx := shutdownOnSignal(stderr)
+	fmt.Fprintf(banner, "  ops        %s://%s/metrics /healthz /readyz\n", web, addr)
 	if *mcpStdio {
 		// The MCP client that started the bridge ends it by closing its
 		// standard input.
@@ -133,4 +154,23 @@ func shutdownOnSignal(stderr io.Writer) context.Context {
 		os.Exit(exitInvalid)
 	}()
 	return ctx
+}
+
+// reloadOnHangUp reloads the config at each SIGHUP until ctx ends.
+func reloadOnHangUp(ctx context.Context, srv *server.Server, stderr io.Writer) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := srv.ReloadNow("SIGHUP"); err != nil {
+					fmt.Fprintf(stderr, "mcp-bridge serve: SIGHUP: the config was not reloaded; the old one stays:\n%v\n", err)
+				}
+			}
+		}
+	}()
 }

@@ -162,6 +162,8 @@ func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result,
 // the metadata object; the other members stay together, raw, as Metadata.
 // An empty correlationId or sessionId names nothing: it stays in Metadata.
 // An empty remainder is absent when something was lifted, "{}" otherwise.
+// A W3C metadata.traceparent gives the trace id and span of the message's
+// Trace, and stays in Metadata as written (its version and flags).
 func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 	if err := c.Read.Object("metadata", v); err != nil {
 		return err
@@ -181,6 +183,11 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 		if lift != nil {
 			*lift, err = c.Read.String("metadata."+k.Str, m, false)
 			lifted = lifted || *lift != ""
+		}
+		if k.Str == "traceparent" && m.Type == gjson.String {
+			if id, span, _, ok := canonical.ParseTraceparent(m.Str); ok {
+				env.Trace.TraceID, env.Trace.SpanID = id, span
+			}
 		}
 		if err == nil && (lift == nil || *lift == "") {
 			if len(rest) > 1 {

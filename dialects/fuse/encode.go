@@ -42,7 +42,12 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	if err != nil {
 		return dst, err
 	}
-	dialects.ReportLosses(ctx, env, Name, c.Holds(e.act))
+	holds := c.Holds(e.act)
+	if env.Trace.Span() != "" {
+		// Carried as metadata.traceparent.
+		holds = holds.With(canonical.CTraceID, canonical.CSpanID)
+	}
+	dialects.ReportLosses(ctx, env, Name, holds)
 
 	w := jsonw.New(dst)
 	w.Open()
@@ -273,12 +278,17 @@ func allObjects(v gjson.Result) bool {
 }
 
 // writeMetadata writes metadata: the Metadata object's members with
-// correlationId and sessionId put back in.
+// correlationId and sessionId put back in, and the trace as a W3C
+// traceparent when it is one: a traceparent member of Metadata is kept as
+// written while it names the same trace and span, else written anew with
+// its flags.
 func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 	env := e.env
-	if env.Metadata == "" && env.CorrelationID == "" && env.SessionID == "" {
+	span := env.Trace.Span()
+	if env.Metadata == "" && env.CorrelationID == "" && env.SessionID == "" && span == "" {
 		return
 	}
+	tracing := span != ""
 	w.Key("metadata")
 	w.Open()
 	if m := env.Metadata; m != "" {
@@ -289,6 +299,15 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 					if v.Type != gjson.String || (k.Str == "correlationId" && env.CorrelationID != "") || (k.Str == "sessionId" && env.SessionID != "") {
 						e.ctx.Lose(dialects.Dropped, canonical.CMetadata, "metadata."+k.Str,
 							fmt.Sprintf("fuse keeps metadata.%s for the envelope's own id; %s not written", k.Str, clip(v.Raw)))
+						return true
+					}
+				}
+				if k.Str == "traceparent" && tracing {
+					tracing = false
+					id, parent, flags, ok := canonical.ParseTraceparent(v.Str)
+					if !ok || id != env.Trace.TraceID || parent != span {
+						w.Key("traceparent")
+						w.String(canonical.FormatTraceparent(env.Trace.TraceID, span, flags))
 						return true
 					}
 				}
@@ -304,6 +323,9 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 	}
 	w.StringField("correlationId", env.CorrelationID)
 	w.StringField("sessionId", env.SessionID)
+	if tracing {
+		w.StringField("traceparent", canonical.FormatTraceparent(env.Trace.TraceID, span, ""))
+	}
 	w.Close()
 }
 

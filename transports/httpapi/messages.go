@@ -23,6 +23,10 @@ import (
 type Handler struct {
 	Bridge *bridge.Bridge
 	Logger *slog.Logger
+	// Authenticate, when set, checks each request's credentials (a JWT,
+	// a client certificate); one it refuses is answered 401, with the
+	// error in the dialect.
+	Authenticate transports.Authenticator
 }
 
 // Register adds the handler's routes to mux.
@@ -71,10 +75,19 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	id, token, e := transports.Credentials(h.Authenticate, r, dialect)
+	if e != nil {
+		if len(body) > limit {
+			body = nil
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-bridge", error="invalid_token"`)
+		h.refuse(w, dialect, body, e)
+		return
+	}
 	trace, _ := ParseTraceparent(r.Header.Get("traceparent"))
 	a := answer{ch: make(chan bridge.Outbound, 1)}
 	s, err := b.Attach(a, bridge.AttachOptions{
-		Dialect: dialect, AgentID: q.Get("agent"), Token: transports.Token(r), Remote: r.RemoteAddr,
+		Dialect: dialect, AgentID: q.Get("agent"), Token: token, Identity: id, Remote: r.RemoteAddr,
 		Ephemeral: true, KeepAnswers: q.Get("wait") == "true", Trace: trace,
 	})
 	if err != nil {

@@ -86,6 +86,7 @@ func (s *Supervisor) serve(ctx context.Context, c *child.Process, restart bool) 
 	spec := s.spec
 	l := newLink(c.Stdin)
 	sess, err := s.b.Attach(l, bridge.AttachOptions{
+		Reached: true,
 		Dialect: spec.Dialect,
 		AgentID: spec.ID,
 		Token:   spec.Token,

@@ -111,7 +111,7 @@ func (u *Upstream) connect(ctx context.Context, first bool) error {
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
 	}
-	sess, err := u.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: u.spec.ID, Remote: u.spec.where(), Envelopes: true})
+	sess, err := u.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: u.spec.ID, Remote: u.spec.where(), Envelopes: true, Reached: true})
 	if err != nil {
 		return &refusedError{err}
 	}

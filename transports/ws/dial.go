@@ -2,8 +2,11 @@ package ws
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -24,7 +27,10 @@ type Dialer struct {
 	// 100 ms and 10 s). The wait doubles after each failure and starts
 	// over once a connection has lasted longer than BackoffMax.
 	BackoffMin, BackoffMax time.Duration
-	Logger                 *slog.Logger
+	// TLS, when set, is the TLS a wss:// URL is dialled with (nil: Go's
+	// defaults, the system's CAs).
+	TLS    *tls.Config
+	Logger *slog.Logger
 }
 
 // Run dials and serves until ctx ends.
@@ -50,7 +56,7 @@ func (d *Dialer) Run(ctx context.Context) {
 		if time.Since(start) > maxWait {
 			wait = minWait
 		}
-		log.Warn("agent connection lost; redialling", "agent", d.AgentID, "url", d.URL, "error", err, "in", wait)
+		log.Warn("agent connection lost; redialling", "agent", d.AgentID, "url", redactURL(d.URL), "error", err, "in", wait)
 		select {
 		case <-ctx.Done():
 			return
@@ -66,11 +72,15 @@ func (d *Dialer) once(ctx context.Context) error {
 	if d.Token != "" {
 		h.Set("Authorization", "Bearer "+d.Token)
 	}
-	c, _, err := websocket.Dial(ctx, d.URL, &websocket.DialOptions{HTTPHeader: h})
+	opts := &websocket.DialOptions{HTTPHeader: h}
+	if d.TLS != nil {
+		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: d.TLS, Proxy: http.ProxyFromEnvironment}}
+	}
+	c, _, err := websocket.Dial(ctx, d.URL, opts)
 	if err != nil {
 		return err
 	}
-	s, err := d.Bridge.Attach(link{c}, bridge.AttachOptions{Dialect: d.Dialect, AgentID: d.AgentID, Token: d.Token, Remote: d.URL})
+	s, err := d.Bridge.Attach(link{c}, bridge.AttachOptions{Dialect: d.Dialect, AgentID: d.AgentID, Token: d.Token, Remote: redactURL(d.URL), Reached: true})
 	if err != nil {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return err
@@ -83,4 +93,20 @@ func (d *Dialer) once(ctx context.Context) error {
 		s.Lost(err)
 	}
 	return err
+}
+
+// redactURL is a URL fit for logs: a token in its query is hidden.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.RawQuery == "" {
+		return s
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "token") || strings.EqualFold(k, "access_token") {
+			q.Set(k, "[REDACTED]")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -22,6 +22,10 @@ type Handler struct {
 	// OriginPatterns are the browser origins allowed besides the host's
 	// own (coder/websocket AcceptOptions.OriginPatterns).
 	OriginPatterns []string
+	// Authenticate, when set, checks the handshake's credentials (a JWT,
+	// a client certificate); one it refuses is answered 401, with the
+	// error in the dialect as the body, and no WebSocket.
+	Authenticate transports.Authenticator
 }
 
 // Register adds the handler's routes to mux.
@@ -34,7 +38,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	opts := bridge.AttachOptions{
 		Dialect: r.PathValue("dialect"),
 		AgentID: r.URL.Query().Get("agent"),
-		Token:   transports.Token(r),
 		Remote:  r.RemoteAddr,
 	}
 	if opts.AgentID != "" && opts.Dialect == "" {
@@ -47,6 +50,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	id, token, e := transports.Credentials(h.Authenticate, r, opts.Dialect)
+	if e != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-bridge", error="invalid_token"`)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write(h.Bridge.ErrorFrame(opts.Dialect, nil, e))
+		return
+	}
+	opts.Identity, opts.Token = id, token
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: h.OriginPatterns})
 	if err != nil {
 		return // Accept has answered the client
