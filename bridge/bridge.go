@@ -245,6 +245,10 @@ func (b *Bridge) registry() *dialects.Registry      { return b.rules.Load().reg 
 func (b *Bridge) mapping() *mappings.Set            { return b.rules.Load().maps }
 func (b *Bridge) translator() *translate.Translator { return b.rules.Load().tr }
 
+// Translator returns the translator of the bridge's current rules: its
+// dialects and mapping files, as they are since the last SetRules.
+func (b *Bridge) Translator() *translate.Translator { return b.translator() }
+
 // SetRules replaces the dialects and mappings (a config reloaded): a
 // message read from now on is decoded, routed and encoded by the new
 // ones; one in flight finishes with the old. Connections stay; each takes

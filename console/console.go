@@ -42,8 +42,8 @@ var static embed.FS
 type Options struct {
 	// Bridge is the bridge the console shows (required).
 	Bridge *bridge.Bridge
-	// Translator is the playground's: the bridge's dialects and mapping
-	// files (required).
+	// Translator is the playground's; nil uses the bridge's own
+	// (Bridge.Translator), which follows a reload of the mapping files.
 	Translator *translate.Translator
 	// Metrics is the registry /metrics serves: the chart, and the agents'
 	// queue depths and breaker states, come from it (required).
@@ -102,8 +102,8 @@ type Console struct {
 // New returns the console of o.Bridge; it taps the bridge's traffic and
 // samples its metrics until Close.
 func New(o Options) (*Console, error) {
-	if o.Bridge == nil || o.Translator == nil || o.Metrics == nil {
-		return nil, errors.New("console: Options need a Bridge, a Translator and Metrics")
+	if o.Bridge == nil || o.Metrics == nil {
+		return nil, errors.New("console: Options need a Bridge and Metrics")
 	}
 	if o.Traffic <= 0 {
 		o.Traffic = DefaultTraffic
@@ -218,7 +218,7 @@ func (c *Console) overview(w http.ResponseWriter, _ *http.Request) {
 		Acts     []string `json:"acts"`
 		Tokens   bool     `json:"tokens"`
 		Traffic  int      `json:"traffic"`
-	}{c.b.ID(), c.version, c.tr.Registry.Names(), acts(), c.auth.on(), c.traffic.capacity()})
+	}{c.b.ID(), c.version, c.translator().Registry.Names(), acts(), c.auth.on(), c.traffic.capacity()})
 }
 
 // acts are the canonical acts, as the traffic filter offers them.
@@ -238,4 +238,13 @@ type errorBody struct {
 // fail answers an API request with status and the message of format.
 func fail(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, errorBody{Error: fmt.Sprintf(format, args...)})
+}
+
+// translator returns the playground's translator: the one the options
+// gave, else the bridge's current one.
+func (c *Console) translator() *translate.Translator {
+	if c.tr != nil {
+		return c.tr
+	}
+	return c.b.Translator()
 }

@@ -87,7 +87,7 @@ func (c *Console) translate(w http.ResponseWriter, r *http.Request) {
 		req.From = translate.Auto
 	}
 	if req.From != translate.Auto {
-		if _, err := c.tr.Codec(req.From); err != nil {
+		if _, err := c.translator().Codec(req.From); err != nil {
 			fail(w, http.StatusBadRequest, "playground: from: %v", err)
 			return
 		}
@@ -99,7 +99,7 @@ func (c *Console) translate(w http.ResponseWriter, r *http.Request) {
 func (c *Console) play(req playRequest) playResult {
 	msg := []byte(req.Message)
 	res := playResult{Problems: []problem{}, Translations: []translation{}}
-	codec, err := c.tr.Source(req.From, bytes.Clone(msg))
+	codec, err := c.translator().Source(req.From, bytes.Clone(msg))
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -117,7 +117,7 @@ func (c *Console) play(req playRequest) playResult {
 	if decodeErr != nil {
 		return res
 	}
-	for _, to := range c.tr.Registry.Names() {
+	for _, to := range c.translator().Registry.Names() {
 		if to == codec.Name() {
 			continue
 		}
@@ -129,7 +129,7 @@ func (c *Console) play(req playRequest) playResult {
 // translateTo translates msg from one dialect to another.
 func (c *Console) translateTo(from, to string, msg []byte, sender string) translation {
 	t := translation{To: to, Losses: []bridge.TrafficLoss{}}
-	res, err := c.tr.Translate(nil, from, to, bytes.Clone(msg), translate.Options{Sender: sender})
+	res, err := c.translator().Translate(nil, from, to, bytes.Clone(msg), translate.Options{Sender: sender})
 	if err != nil {
 		t.Error = err.Error()
 		if se := (*translate.SenderError)(nil); errors.As(err, &se) && se.Named == "" {

@@ -25,7 +25,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/console"
 	"github.com/mcp-bridge/mcp-bridge/limits"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
-	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
@@ -142,7 +141,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		s.mux.Handle(mcpface.Path, s.face.Handler())
 	}
 	if cfg.UIOn() {
-		s.console, err = console.New(console.Options{Bridge: b, Translator: &translate.Translator{Registry: reg, Mappings: m},
+		s.console, err = console.New(console.Options{Bridge: b,
 			Metrics: metrics, Tokens: cfg.ConsoleTokens(), Traffic: cfg.UI.Traffic, FrameLimit: cfg.UI.FrameLimit,
 			Viewers: cfg.UI.Viewers, Version: Version(), Logger: log})
 		if err != nil {
