@@ -147,7 +147,7 @@ func (d *dedupe) dropLocked() {
 // the answers queue is skipped when it comes to the front.
 func (d *dedupe) forgetAnswerLocked(s *seen) {
 	if s.answer != nil {
-		d.bytes -= len(s.answer.Frame)
+		d.bytes -= cap(s.answer.Frame)
 		s.answer = nil
 	}
 }
@@ -166,7 +166,7 @@ func (d *dedupe) answered(p *pending, out Outbound) {
 	if p.DedupeKey == (dedupeID{}) {
 		return
 	}
-	n := len(out.Frame)
+	n := cap(out.Frame) // what keeping it holds, not only what it says
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.byID[p.DedupeKey]

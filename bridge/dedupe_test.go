@@ -88,7 +88,9 @@ func TestDedupeBounds(t *testing.T) {
 	// m1 came again and pushed out m2: m3, m4 and m1 are remembered.
 	answer := func(i int, token, frame string) {
 		d.track(first[i], token)
-		d.answered(&pending{Token: token, DedupeKey: first[i].id}, Outbound{Frame: []byte(frame)})
+		b := make([]byte, len(frame)) // its capacity is what the budget counts
+		copy(b, frame)
+		d.answered(&pending{Token: token, DedupeKey: first[i].id}, Outbound{Frame: b})
 	}
 	answer(3, "T3", "aaaaaa") // 6 bytes
 	answer(4, "T4", "bbbbbb") // 6 more: past 10, m3's answer goes
