@@ -86,6 +86,10 @@ func checkPair(t *testing.T, reg *dialects.Registry, s sample, env *c.Envelope, 
 		// fuse carries a W3C trace as metadata.traceparent.
 		held = held.With(c.CTraceID, c.CSpanID)
 	}
+	if to == "bluelabel" && env.Act == c.ActRequest && env.Trace.Span() != "" && (env.Metadata == "" || dialects.IsObject(env.Metadata)) {
+		// So does a bluelabel task assignment, beside its trace_id.
+		held = held.With(c.CSpanID)
+	}
 	for _, cc := range env.Present() {
 		if cc != c.CExtra && !held.Has(cc) {
 			want[cc.String()] = true

@@ -104,11 +104,19 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	return env, nil
 }
 
-// decodeMetadata reads a task assignment's metadata: its member context is
+// decodeMetadata reads a task assignment's metadata: its member traceparent
+// gives the trace's span, its member context is
 // the message's Context (the task assignment schema allows no other place
 // for one), the other members stay together, raw, as Metadata. Metadata
 // that held only a context is absent.
 func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
+	// A W3C traceparent of the message's trace gives the span it continues;
+	// it stays in Metadata as written (its flags).
+	if tp := v.Get(traceparent); v.IsObject() && tp.Type == gjson.String {
+		if id, span, _, ok := canonical.ParseTraceparent(tp.Str); ok && (env.Trace.TraceID == "" || env.Trace.TraceID == id) {
+			env.Trace.TraceID, env.Trace.SpanID = id, span
+		}
+	}
 	if !v.IsObject() || !v.Get(metadataContext).Exists() {
 		env.Metadata = canonical.JSON(v.Raw)
 		return nil

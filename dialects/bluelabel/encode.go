@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // Encode appends env as a bluelabel message to dst.
@@ -28,7 +29,12 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 			return dst, err
 		}
 	}
-	dialects.ReportLosses(ctx, env, Name, c.Holds(env.Act))
+	holds := c.Holds(env.Act)
+	if e.kind == canonical.ActRequest && traceparentFits(env) {
+		// A task assignment carries its span as metadata.traceparent.
+		holds = holds.With(canonical.CSpanID)
+	}
+	dialects.ReportLosses(ctx, env, Name, holds)
 	e.w = jsonw.New(dst)
 	e.envelope(code)
 	return e.w.Buf, nil
@@ -251,7 +257,7 @@ func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Conce
 // context of its own) is dropped and reported; a metadata member context
 // from another dialect, which reads back as the context, is reported too.
 func (e *encoder) metadata() {
-	md, cx := e.env.Metadata, e.env.Context
+	md, cx := withTraceparent(e.env.Metadata, e.env.Trace), e.env.Context
 	switch {
 	case e.own || !hasMember(md, metadataContext):
 	case cx != "":
@@ -315,4 +321,43 @@ func hasExtra(env *canonical.Envelope, parent, key string) bool {
 // hasMember reports whether raw is a JSON object with a member key.
 func hasMember(raw canonical.JSON, key string) bool {
 	return dialects.IsObject(raw) && gjson.Get(string(raw), key).Exists()
+}
+
+// traceparent is the task assignment's metadata member that carries a W3C
+// trace context: the trace_id beside it, and the span it continues.
+const traceparent = "traceparent"
+
+// traceparentFits reports whether env's trace goes in a task assignment as
+// metadata.traceparent: a W3C trace, in metadata that is an object.
+func traceparentFits(env *canonical.Envelope) bool {
+	return env.Trace.Span() != "" && (env.Metadata == "" || dialects.IsObject(env.Metadata))
+}
+
+// withTraceparent returns md, a task assignment's metadata, carrying t as
+// its member traceparent when t is a W3C trace: a traceparent already
+// there naming the same trace and span stays as written (its flags), any
+// other is written anew. Metadata that is not an object is left as it is.
+func withTraceparent(md canonical.JSON, t canonical.Trace) canonical.JSON {
+	span := t.Span()
+	if span == "" || (md != "" && !dialects.IsObject(md)) {
+		return md
+	}
+	flags := ""
+	if old := gjson.Get(string(md), traceparent); old.Type == gjson.String {
+		id, parent, f, ok := canonical.ParseTraceparent(old.Str)
+		if ok && id == t.TraceID && parent == span {
+			return md
+		}
+		if ok {
+			flags = f
+		}
+	}
+	if md == "" {
+		md = "{}"
+	}
+	out, err := sjson.Set(string(md), traceparent, canonical.FormatTraceparent(t.TraceID, span, flags))
+	if err != nil {
+		return md
+	}
+	return canonical.JSON(out)
 }
