@@ -138,6 +138,13 @@ func (b *Bridge) toAgent(ep endpoint, env *canonical.Envelope, first *seen) Rece
 		return b.request(ep, env, target{Agent: a, Endpoint: to}, first)
 	}
 	if _, err := to.deliver(&outgoing{env: env, from: env.Origin.Dialect}); err != nil {
+		if env.Act == canonical.ActEvent && err.Code == canonical.ErrRejected {
+			// An event is not answered (every spec says so): one the
+			// receiver's dialect cannot express is skipped, as for a
+			// broadcast, with a log line.
+			b.log.Info("event not delivered", "receiver", a.ID(), "dialect", a.Dialect(), "reason", err.Message)
+			return Receipt{}
+		}
 		return ep.refuse(env, err)
 	}
 	return Receipt{}
