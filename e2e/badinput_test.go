@@ -202,3 +202,29 @@ func TestDecodeOnly(t *testing.T) {
 		t.Errorf("invalid UTF-8 under decode-only: %s %+v", reply.Act, reply.Error)
 	}
 }
+
+// TestUndecodableNamed: a message that is JSON but does not decode is
+// answered naming it, its id read where the dialect's record says it is:
+// the message id, or bluelabel's task id.
+func TestUndecodableNamed(t *testing.T) {
+	h := start(t, nil)
+	for _, tc := range []struct {
+		dialect, frame, path, want string
+	}{
+		{"swarm", `{"message_id":"m-odd","message_type":"frobnicate","sender_id":"swarm-req","receiver_id":"x","timestamp":"2026-11-25T10:00:00Z","payload":{}}`,
+			"correlation_id", "m-odd"},
+		{"elizaacl", `{"mcp_version":"0.1.0","message_id":"e-odd","performative":"TASK_FROBNICATE","sender":{"agent_id":"elizaacl-req"},"receiver":{"agent_id":"x"},"timestamp":"2026-11-25T10:00:00Z","payload":{}}`,
+			"in_reply_to", "e-odd"},
+		{"bluelabel", `{"type":"task_frobnicate","sender_id":"BLUELABEL-REQ","recipient_id":"X","timestamp":"2026-11-25T10:00:00Z","task_id":"T-ODD","payload":{}}`,
+			"task_id", "T-ODD"},
+	} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			c := h.dial(tc.dialect, requester(tc.dialect))
+			c.send([]byte(tc.frame))
+			answer := c.recv()
+			if got := gjson.GetBytes(answer, tc.path).Str; got != tc.want {
+				t.Errorf("%s %q, want %q: %s", tc.path, got, tc.want, answer)
+			}
+		})
+	}
+}

@@ -14,11 +14,10 @@ import (
 // bridgeWarnings are the SHOULDs the bridge, with the reference agent
 // behind it, does not meet, and why.
 var bridgeWarnings = map[string]map[string]string{
-	"elizaacl": {
-		// a message that does not decode is answered NOT_UNDERSTOOD, but its
-		// message_id is not read, so the answer quotes "unknown"
-		"elizaacl.unknown_performative.not_understood": "in_reply_to unknown",
-	},
+	// A message that does not decode is answered NOT_UNDERSTOOD quoting its
+	// message_id, read where the dialect's record says it is:
+	// elizaacl.unknown_performative.not_understood passes.
+	"elizaacl": {},
 	"collab": {
 		// neither the bridge nor the reference agent carries these
 		"collab.trace.parent":    "no parent span",
