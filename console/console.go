@@ -16,6 +16,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/internal/sleep"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -88,7 +89,7 @@ type Console struct {
 
 	viewers chan struct{} // a slot per live stream open
 	traffic *traffic
-	tap     *bridge.Tap
+	rec     *recorder
 	agents  *agentWatch
 	chart   *chart
 	runs    *runs
@@ -134,7 +135,7 @@ func New(o Options) (*Console, error) {
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}
 	c.agents = watchAgents(o.Bridge)
-	c.tap = o.Bridge.Tap(c.traffic.add, bridge.TapOptions{FrameLimit: o.FrameLimit})
+	c.rec = &recorder{b: o.Bridge, fn: c.traffic.add, opts: bridge.TapOptions{FrameLimit: o.FrameLimit}}
 	c.chart.sample(time.Now()) // the baseline of the first point
 	go c.sampling(o.SampleEvery)
 	c.routes()
@@ -147,7 +148,7 @@ func New(o Options) (*Console, error) {
 func (c *Console) Close() {
 	c.closeOnce.Do(func() {
 		c.cancel()
-		c.tap.Stop()
+		c.rec.stop()
 		c.agents.stop()
 		c.runs.stop()
 		<-c.done
@@ -177,7 +178,12 @@ func (c *Console) routes() {
 	// The static files are the same in every binary: the login page
 	// needs them before any login.
 	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(files)))
-	api := func(pattern string, h http.HandlerFunc) { c.mux.Handle(pattern, c.auth.api(h)) }
+	api := func(pattern string, h http.HandlerFunc) {
+		c.mux.Handle(pattern, c.auth.api(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c.rec.touch() // someone has the console open: record the traffic
+			h(w, r)
+		})))
+	}
 	api("GET /ui/api/overview", c.overview)
 	api("GET /ui/api/agents", c.agentList)
 	api("GET /ui/api/agents/events", c.agentEvents)
@@ -193,16 +199,19 @@ func (c *Console) routes() {
 }
 
 // sampling samples the metrics for the chart until the console closes.
+// It sleeps outside the runtime's timers (internal/sleep): a long-lived
+// runtime timer slows every message through the bridge, and the console is
+// on by default. It looks at ctx a few times a second.
 func (c *Console) sampling(every time.Duration) {
 	defer close(c.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case now := <-t.C:
+	step := min(every, 100*time.Millisecond)
+	next := time.Now().Add(every)
+	for c.ctx.Err() == nil {
+		sleep.OutsideRuntime(step)
+		if now := time.Now(); !now.Before(next) {
 			c.chart.sample(now)
+			c.rec.idle(now)
+			next = now.Add(every)
 		}
 	}
 }

@@ -58,7 +58,12 @@ func start(t testing.TB, edit func(*config.Config)) *harness {
 			t.Error("the server did not stop: a console stream held it up?")
 		}
 	})
-	return &harness{t: t, srv: srv, addr: ln.Addr().String()}
+	h := &harness{t: t, srv: srv, addr: ln.Addr().String()}
+	// The console records the traffic while someone has it open: a
+	// viewer opens it first (without a token this does nothing, and the
+	// tests of tokens look at no traffic).
+	h.do("GET", "/ui/api/overview", nil)
+	return h
 }
 
 func (h *harness) url(path string) string { return "http://" + h.addr + path }

@@ -216,7 +216,7 @@ func (c *Console) trafficList(w http.ResponseWriter, r *http.Request) {
 		// Dropped counts the messages the tap lost: the console did not
 		// keep up with the bridge.
 		Dropped uint64 `json:"dropped"`
-	}{list, c.traffic.capacity(), c.tap.Dropped()})
+	}{list, c.traffic.capacity(), c.rec.Dropped()})
 }
 
 // trafficMessage answers GET /ui/api/traffic/{seq}: the message with its
@@ -247,6 +247,7 @@ func (c *Console) trafficEvents(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
 		after, _ = strconv.ParseUint(id, 10, 64)
 	}
+	defer c.rec.hold()()
 	fl := c.traffic.follow()
 	defer c.traffic.unfollow(fl)
 	s, release, ok := c.openStream(w)
