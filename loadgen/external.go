@@ -46,6 +46,12 @@ func spawnBridge(command []string, o Options) (*running, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: spawn: %w", err)
 	}
+	started := false
+	defer func() {
+		if !started {
+			os.RemoveAll(dir)
+		}
+	}()
 	cfgFile := filepath.Join(dir, "serve.yaml")
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nvalidate: %s\nshutdown_timeout: 2s\npprof: true\nlog: {level: warn}\n", o.Validate)
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
@@ -68,6 +74,7 @@ func spawnBridge(command []string, o Options) (*running, error) {
 		return nil, fmt.Errorf("loadgen: spawn: the bridge did not start (%q, %v)", line, err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
+	started = true
 	return &running{addr: m[1], child: cmd, dir: dir}, nil
 }
 
