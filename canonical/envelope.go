@@ -331,8 +331,11 @@ type Duration struct {
 	D   time.Duration
 	Set bool
 	// ISO is true when the source wrote it as an ISO 8601 duration string
-	// ("PT5M") rather than a number.
-	ISO bool
+	// ("PT5M") rather than a number; Text is that string as written
+	// ("PT0M" and "PT0S" say the same), for a writer to give it back
+	// while D is still what it says.
+	ISO  bool
+	Text string
 }
 
 // Dur returns a present Duration of d.

@@ -63,7 +63,7 @@ func TestDecodeActs(t *testing.T) {
 			want(t, "act", env.Act, canonical.ActAccept)
 			want(t, "in_reply_to", env.InReplyTo, "4b7d2c1e-9a3f-4e8b-b1d6-0c5f7a2e9d41")
 			want(t, "task_id", env.TaskID, "jules_task_refactor_017")
-			want(t, "ttl", env.TTL, canonical.Duration{D: 5 * time.Minute, Set: true, ISO: true})
+			want(t, "ttl", env.TTL, canonical.Duration{D: 5 * time.Minute, Set: true, ISO: true, Text: "PT5M"})
 			want(t, "description", env.Description, "Starting task now.")
 			want(t, "status kept", extra(env, "payload.status"), `"accepted"`)
 		}},

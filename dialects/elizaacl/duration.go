@@ -30,7 +30,7 @@ func (d *decoder) eta(o *object, key string, v gjson.Result) error {
 		if err != nil || dur < 0 {
 			return d.c.Read.Errorf(path, "must be a number of seconds or an ISO 8601 duration like \"PT5M\", got %q", v.Str)
 		}
-		d.env.TTL = canonical.Duration{D: dur, Set: true, ISO: true}
+		d.env.TTL = canonical.Duration{D: dur, Set: true, ISO: true, Text: v.Str}
 	default:
 		return d.c.Read.Errorf(path, "must be a number of seconds or an ISO 8601 duration string, got %s", dialects.TypeName(v))
 	}
@@ -38,7 +38,8 @@ func (d *decoder) eta(o *object, key string, v gjson.Result) error {
 }
 
 // writeETA writes TTL as estimated_completion_time: an ISO 8601 duration
-// when it was read as one, else seconds (a whole number when it is one).
+// when it was read as one (its text as written, while it still says the
+// same), else seconds (a whole number when it is one).
 // A negative TTL is written as 0 and reported.
 func writeETA(w *jsonw.Writer, ctx *dialects.EncodeContext, ttl canonical.Duration) {
 	d := ttl.D
@@ -48,6 +49,8 @@ func writeETA(w *jsonw.Writer, ctx *dialects.EncodeContext, ttl canonical.Durati
 	}
 	w.Key("estimated_completion_time")
 	switch {
+	case ttl.ISO && ttl.Text != "" && d == ttl.D && parsesTo(ttl.Text, d):
+		w.String(ttl.Text) // as the source wrote it
 	case ttl.ISO:
 		w.String(canonical.FormatISODuration(d))
 	case d%time.Second == 0:
@@ -55,4 +58,10 @@ func writeETA(w *jsonw.Writer, ctx *dialects.EncodeContext, ttl canonical.Durati
 	default:
 		w.Float(d.Seconds())
 	}
+}
+
+// parsesTo reports whether the ISO 8601 duration text says d.
+func parsesTo(text string, d time.Duration) bool {
+	got, err := canonical.ParseISODuration(text)
+	return err == nil && got == d
 }
