@@ -29,6 +29,21 @@ func FormatTraceparent(traceID, spanID, flags string) string {
 	return "00-" + traceID + "-" + spanID + "-" + flags
 }
 
+// TraceparentFor returns the traceparent that carries t where old was
+// written ("" for none): old itself while it names t's trace and span, else
+// one written anew with old's flags. It is "" when t has no W3C span.
+func (t Trace) TraceparentFor(old string) string {
+	span := t.Span()
+	if span == "" {
+		return ""
+	}
+	id, parent, flags, ok := ParseTraceparent(old)
+	if ok && id == t.TraceID && parent == span {
+		return old
+	}
+	return FormatTraceparent(t.TraceID, span, flags)
+}
+
 // IsTraceID reports whether s is a W3C trace id: 32 lower-case hex digits,
 // not all zero.
 func IsTraceID(s string) bool { return isHex(s, 32) && s != strings.Repeat("0", 32) }

@@ -338,24 +338,18 @@ func traceparentFits(env *canonical.Envelope) bool {
 // there naming the same trace and span stays as written (its flags), any
 // other is written anew. Metadata that is not an object is left as it is.
 func withTraceparent(md canonical.JSON, t canonical.Trace) canonical.JSON {
-	span := t.Span()
-	if span == "" || (md != "" && !dialects.IsObject(md)) {
+	if md != "" && !dialects.IsObject(md) {
 		return md
 	}
-	flags := ""
-	if old := gjson.Get(string(md), traceparent); old.Type == gjson.String {
-		id, parent, f, ok := canonical.ParseTraceparent(old.Str)
-		if ok && id == t.TraceID && parent == span {
-			return md
-		}
-		if ok {
-			flags = f
-		}
+	old := gjson.Get(string(md), traceparent)
+	tp := t.TraceparentFor(old.Str)
+	if tp == "" || (old.Type == gjson.String && tp == old.Str) {
+		return md
 	}
 	if md == "" {
 		md = "{}"
 	}
-	out, err := sjson.Set(string(md), traceparent, canonical.FormatTraceparent(t.TraceID, span, flags))
+	out, err := sjson.Set(string(md), traceparent, tp)
 	if err != nil {
 		return md
 	}

@@ -304,10 +304,9 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 				}
 				if k.Str == "traceparent" && tracing {
 					tracing = false
-					id, parent, flags, ok := canonical.ParseTraceparent(v.Str)
-					if !ok || id != env.Trace.TraceID || parent != span {
+					if tp := env.Trace.TraceparentFor(v.Str); v.Type != gjson.String || tp != v.Str {
 						w.Key("traceparent")
-						w.String(canonical.FormatTraceparent(env.Trace.TraceID, span, flags))
+						w.String(tp)
 						return true
 					}
 				}
@@ -324,7 +323,7 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 	w.StringField("correlationId", env.CorrelationID)
 	w.StringField("sessionId", env.SessionID)
 	if tracing {
-		w.StringField("traceparent", canonical.FormatTraceparent(env.Trace.TraceID, span, ""))
+		w.StringField("traceparent", env.Trace.TraceparentFor(""))
 	}
 	w.Close()
 }
