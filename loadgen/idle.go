@@ -98,7 +98,9 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error 
 			c, err := l.dial(ctx, brs.list[0], p)
 			if err != nil {
 				mu.Lock()
-				first = orFirst(first, err)
+				if first == nil {
+					first = err
+				}
 				mu.Unlock()
 				return
 			}
