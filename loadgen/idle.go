@@ -120,14 +120,6 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error 
 	return brs.waitReady(ctx, want, connectWait+time.Duration(len(peers))*time.Millisecond)
 }
 
-// orFirst keeps the first error.
-func orFirst(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
 // probe times probeRequests round trips from a collab requester named id
 // to targets in turn, one at a time, and returns their latency.
 func (l *load) probe(ctx context.Context, br *running, id string, targets []peer) (Latency, error) {
