@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/tidwall/gjson"
 )
 
 // reloadable is a config file a test rewrites while the server runs on
@@ -278,5 +281,44 @@ func TestSIGHUP(t *testing.T) {
 	waitFor(cfgFile + `:2: agents[0].dialect: unknown dialect "swarn"`)
 	if cmd.ProcessState != nil {
 		t.Fatal("the bridge stopped at a broken config")
+	}
+}
+
+// TestReloadPlayground: the console's playground translates with the rules
+// in force: a mapping file changed and reloaded changes its translations.
+func TestReloadPlayground(t *testing.T) {
+	r := newReloadable(t)
+	mapping := filepath.Join(r.dir, "site.yaml")
+	alias := func(id string) {
+		if err := os.WriteFile(mapping, []byte("aliases:\n  swarm:\n    jules: "+id+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alias("JULES-ONE")
+	h := r.start("mappings: [site.yaml]\n", nil)
+	receiver := func() string {
+		t.Helper()
+		body, _ := json.Marshal(map[string]string{"message": string(collabRequest(1, "jules")), "from": "collab"})
+		status, out := h.postBearer(t, "/ui/api/translate", string(body), "")
+		if status != http.StatusOK {
+			t.Fatalf("playground: %d %s", status, out)
+		}
+		for _, tr := range gjson.GetBytes(out, "translations").Array() {
+			if tr.Get("to").Str == "swarm" {
+				return gjson.Get(tr.Get("message").Str, "receiver_id").Str
+			}
+		}
+		t.Fatalf("no swarm translation: %s", out)
+		return ""
+	}
+	if got := receiver(); got != "JULES-ONE" {
+		t.Fatalf("before the reload: receiver_id %q", got)
+	}
+	alias("JULES-TWO")
+	if err := h.srv.ReloadNow("test"); err != nil {
+		t.Fatal(err)
+	}
+	if got := receiver(); got != "JULES-TWO" {
+		t.Errorf("after the reload: receiver_id %q, want the new alias", got)
 	}
 }
