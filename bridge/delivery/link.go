@@ -32,6 +32,19 @@ type Aborter interface {
 	Abort()
 }
 
+// Prompt is implemented by links that can take a message without waiting
+// on the peer: what the peer's socket cannot take at once, the link keeps,
+// and Flush writes it. A queue with nothing waiting hands such a link a
+// message prompt to deliver (Item.Prompt) in the caller's goroutine,
+// sparing the wake-up of its writer; the writer flushes what is left.
+type Prompt interface {
+	// SendNow delivers one message without waiting on the peer, and
+	// reports whether the link kept some of it for Flush.
+	SendNow(out Outbound) (backlog bool, err error)
+	// Flush writes what SendNow kept, waiting on the peer as Send does.
+	Flush(ctx context.Context) error
+}
+
 // Outbound is one message on its way to a party.
 type Outbound struct {
 	// Frame is the message in the receiver's dialect. The link may keep it.

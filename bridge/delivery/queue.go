@@ -24,6 +24,10 @@ type Item struct {
 	// Force queues it past the queue's own bound (the bridge's own
 	// answers, answers to the party's requests).
 	Force bool
+	// Prompt lets Put deliver it in the caller's goroutine when nothing is
+	// waiting and the link can take it without waiting on the peer
+	// (Prompt): for a caller with nothing else to do.
+	Prompt bool
 }
 
 // Fail tells the item's Failed handler, if any, why it was not delivered.
@@ -85,10 +89,13 @@ type QueueOptions struct {
 // Queue is one connection's outbound queue: the highest priority level
 // first, first in first out within a level (so per sender too). One writer
 // goroutine hands the messages to the link, so a slow receiver holds up only
-// its own queue. The writer starts with the first message: a connection
-// that is never sent anything costs no goroutine. Once started it stays,
-// parked while the queue is empty, so that a busy connection does not
-// start a goroutine (and grow its stack) for every message.
+// its own queue. The writer starts with the first message it has to write:
+// a connection that is never sent anything costs no goroutine. Once
+// started it stays, parked while the queue is empty, so that a busy
+// connection does not start a goroutine (and grow its stack) for every
+// message. A prompt item (Item.Prompt) that finds nothing waiting, on a
+// link that never waits on the peer (Prompt), is delivered by Put itself;
+// what the link then keeps, the writer flushes.
 type Queue struct {
 	link Link
 	opt  QueueOptions
@@ -107,12 +114,23 @@ type Queue struct {
 	// stops it (watchdog.go).
 	sending  atomic.Int64
 	stopSend func()
+	// prompt is the link as a Prompt, nil if it is none. sendMu is held
+	// by whoever hands the link a message (the writer, or Put for a
+	// prompt item), so that messages reach it one at a time, in order;
+	// flush is set when a prompt send left something for the writer.
+	prompt Prompt
+	sendMu sync.Mutex
+	flush  bool
 }
 
 // NewQueue returns the queue of link; its writer starts with the first
 // message.
 func NewQueue(link Link, opt QueueOptions) *Queue {
 	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q.prompt, _ = link.(Prompt)
+	if a, ok := link.(Aborter); ok {
+		q.stopSend = a.Abort // a prompt send may run before the writer does
+	}
 	opt.Watchdog.add(q)
 	return q
 }
@@ -126,6 +144,11 @@ func (q *Queue) Put(it *Item) error {
 	if q.closed {
 		q.mu.Unlock()
 		return ErrDisconnect
+	}
+	if it.Prompt && q.prompt != nil && q.n == 0 && !q.flush && q.sendMu.TryLock() {
+		q.mu.Unlock()
+		q.sendNow(it)
+		return nil
 	}
 	if it.Level != CriticalLevel && !it.Force && q.n >= q.opt.Limit {
 		q.mu.Unlock()
@@ -142,15 +165,59 @@ func (q *Queue) Put(it *Item) error {
 	q.started = true
 	q.mu.Unlock()
 	q.length(n)
+	q.wakeWriter(start)
+	return nil
+}
+
+// wakeWriter starts the writer if start is set (the caller set started),
+// and wakes it otherwise.
+func (q *Queue) wakeWriter(start bool) {
 	if start {
 		go q.write()
-		return nil
+		return
 	}
 	select {
 	case q.wake <- struct{}{}:
 	default:
 	}
-	return nil
+}
+
+// sendNow hands the link the prompt item it in the caller's goroutine,
+// and has the writer flush what the link kept; sendMu is held, and is
+// released.
+func (q *Queue) sendNow(it *Item) {
+	if !it.Expires.IsZero() && time.Now().After(it.Expires) {
+		q.sendMu.Unlock()
+		if q.opt.Expired != nil {
+			q.opt.Expired()
+		}
+		it.Fail(ErrExpired)
+		return
+	}
+	start := time.Now().UnixNano()
+	q.sending.Store(start)
+	backlog, err := q.prompt.SendNow(it.Out)
+	if q.sendDone(start) {
+		err = fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
+	}
+	if backlog && err == nil {
+		q.mu.Lock()
+		closed, start := q.closed, !q.started
+		if !closed {
+			q.flush, q.started = true, true
+		}
+		q.mu.Unlock()
+		if !closed {
+			q.wakeWriter(start)
+		}
+	}
+	q.sendMu.Unlock()
+	switch {
+	case err != nil:
+		it.Fail(err)
+	case it.Sent != nil:
+		it.Sent()
+	}
 }
 
 // Limit returns the queue's own bound.
@@ -167,6 +234,16 @@ func (q *Queue) length(n int) {
 	if q.opt.Length != nil {
 		q.opt.Length(n)
 	}
+}
+
+// takeFlush reports whether a prompt send left something for the writer
+// to flush, and clears that.
+func (q *Queue) takeFlush() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f := q.flush
+	q.flush = false
+	return f && !q.closed
 }
 
 // take removes the next item: the oldest of the highest level.
@@ -198,8 +275,22 @@ func (q *Queue) write() {
 	ctx, release := q.sendContext()
 	defer func() { release() }()
 	for {
+		q.sendMu.Lock()
+		if q.takeFlush() {
+			start := time.Now().UnixNano()
+			q.sending.Store(start)
+			_ = q.prompt.Flush(ctx) // a failed flush has lost the connection, which its reader sees
+			stopped := q.sendDone(start)
+			q.sendMu.Unlock()
+			if stopped {
+				release()
+				ctx, release = q.sendContext()
+			}
+			continue
+		}
 		it, ok := q.take()
 		if !ok {
+			q.sendMu.Unlock()
 			q.mu.Lock()
 			closed := q.closed
 			q.mu.Unlock()
@@ -210,6 +301,7 @@ func (q *Queue) write() {
 			continue
 		}
 		if !it.Expires.IsZero() && time.Now().After(it.Expires) {
+			q.sendMu.Unlock()
 			if q.opt.Expired != nil {
 				q.opt.Expired()
 			}
@@ -219,6 +311,7 @@ func (q *Queue) write() {
 		start := time.Now().UnixNano()
 		q.sending.Store(start)
 		err := q.link.Send(ctx, it.Out)
+		q.sendMu.Unlock()
 		if q.sendDone(start) {
 			release()
 			ctx, release = q.sendContext()

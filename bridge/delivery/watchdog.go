@@ -118,7 +118,7 @@ func (q *Queue) sendContext() (context.Context, context.CancelFunc) {
 func (q *Queue) overdue(cutoff int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if t := q.sending.Load(); t > 0 && t < cutoff && q.sending.CompareAndSwap(t, stuckSend) {
+	if t := q.sending.Load(); t > 0 && t < cutoff && q.stopSend != nil && q.sending.CompareAndSwap(t, stuckSend) {
 		q.stopSend()
 	}
 }

@@ -1,0 +1,140 @@
+package delivery
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// promptLink records how each message reached it: "now:" for SendNow, by
+// the caller's goroutine, "sent:" for Send, by the writer's. While backlog
+// is set, SendNow reports it kept something, and Flush clears it. Send
+// waits at gate when it is not nil.
+type promptLink struct {
+	mu      sync.Mutex
+	got     []string
+	backlog bool
+	flushed chan struct{}
+	gate    chan struct{}
+}
+
+func (l *promptLink) record(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, s)
+}
+
+func (l *promptLink) Send(ctx context.Context, out Outbound) error {
+	if l.gate != nil {
+		<-l.gate
+	}
+	l.record("sent:" + string(out.Frame))
+	return nil
+}
+
+func (l *promptLink) SendNow(out Outbound) (bool, error) {
+	l.record("now:" + string(out.Frame))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.backlog, nil
+}
+
+func (l *promptLink) Flush(context.Context) error {
+	l.mu.Lock()
+	l.backlog = false
+	l.mu.Unlock()
+	l.flushed <- struct{}{}
+	return nil
+}
+
+func (l *promptLink) Transport() string { return "test" }
+
+func (l *promptLink) Abort() {}
+
+func (l *promptLink) messages() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.got)
+}
+
+// TestPromptItems: a prompt item that finds nothing waiting is handed to the
+// link by Put itself, and told sent before Put returns; one that finds
+// messages waiting (or the item is not prompt) goes after them through the
+// writer, in order; what a prompt send leaves is flushed by the writer.
+func TestPromptItems(t *testing.T) {
+	l := &promptLink{flushed: make(chan struct{}, 1), gate: make(chan struct{})}
+	q, _ := newTestQueue(t, l, 10, 100, 5*time.Second)
+	put := func(frame string, prompt bool) (sent *bool) {
+		t.Helper()
+		done := false
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: prompt, Sent: func() { done = true }}); err != nil {
+			t.Fatal(err)
+		}
+		return &done
+	}
+	if sent := put("a", true); !*sent {
+		t.Fatal("a prompt item on an idle queue was not sent by Put")
+	}
+	// A plain item goes to the writer, which waits at the gate; the prompt
+	// ones after it must wait their turn.
+	put("b", false)
+	put("c", true)
+	put("d", true)
+	close(l.gate)
+	waitFor(t, func() bool { return len(l.messages()) == 4 })
+	want := []string{"now:a", "sent:b", "sent:c", "sent:d"}
+	if got := l.messages(); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+
+	// A prompt send that leaves a backlog: the writer flushes it, and the
+	// next prompt item goes through the writer until it has.
+	l.mu.Lock()
+	l.backlog = true
+	l.mu.Unlock()
+	put("e", true)
+	select {
+	case <-l.flushed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the backlog was never flushed")
+	}
+	waitFor(t, func() bool { return q.Len() == 0 })
+	if sent := put("f", true); !*sent {
+		t.Fatal("after the flush, a prompt item was not sent by Put")
+	}
+	if got := l.messages(); got[len(got)-2] != "now:e" || got[len(got)-1] != "now:f" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestPromptBacklogHoldsLaterItems: while a prompt send's backlog waits for
+// the writer, later prompt items queue behind it rather than being sent
+// past it.
+func TestPromptBacklogHoldsLaterItems(t *testing.T) {
+	l := &promptLink{flushed: make(chan struct{})} // Flush waits until the test reads
+	l.backlog = true
+	q, _ := newTestQueue(t, l, 10, 100, 5*time.Second)
+	if err := q.Put(&Item{Out: Outbound{Frame: []byte("a")}, Level: NormalLevel, Prompt: true}); err != nil {
+		t.Fatal(err)
+	}
+	// The writer is now flushing (blocked sending on flushed).
+	if err := q.Put(&Item{Out: Outbound{Frame: []byte("b")}, Level: NormalLevel, Prompt: true}); err != nil {
+		t.Fatal(err)
+	}
+	<-l.flushed
+	waitFor(t, func() bool { return len(l.messages()) == 2 })
+	if got, want := l.messages(), []string{"now:a", "sent:b"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}
