@@ -199,6 +199,9 @@ func (c *call) Transport() string { return "call" }
 
 func (c *call) bound() *agent { return nil }
 
+// prompt is true: the caller waits for the answer anyway.
+func (c *call) prompt() bool { return true }
+
 // finish ends the call with its outcome; later ones are dropped.
 func (c *call) finish(r callResult) {
 	c.once.Do(func() {

@@ -282,6 +282,10 @@ func (r *remote) bound() *agent {
 	return a
 }
 
+// prompt is false: a peer bridge's message is handled by the cluster's
+// subscriber, which has more to read.
+func (r *remote) prompt() bool { return false }
+
 func (r *remote) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	p := r.b.clusterPeer()
 	if p == nil {

@@ -23,6 +23,11 @@ type endpoint interface {
 	refuse(env *canonical.Envelope, e *canonical.Error) Receipt
 	// bound returns the agent the party speaks for, nil if none.
 	bound() *agent
+	// prompt reports whether what the party's message now being handled
+	// causes may be written to its receivers by the goroutine handling it
+	// (delivery.Item.Prompt): the party has nothing more waiting to be
+	// read, or it waits for the answer anyway.
+	prompt() bool
 }
 
 // outgoing is one message for an endpoint.
@@ -46,6 +51,9 @@ type outgoing struct {
 	// took it.
 	failed func(reason error)
 	sent   func()
+	// prompt lets the message be written by the goroutine delivering it
+	// (delivery.Item.Prompt).
+	prompt bool
 }
 
 // Receipt says what became of one received frame.

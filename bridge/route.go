@@ -31,7 +31,7 @@ func (b *Bridge) submit(ep endpoint, env *canonical.Envelope) Receipt {
 func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first *seen) Receipt {
 	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
 		if p := b.pending.Match(a, env, false); p != nil {
-			b.answered(p, env)
+			b.answered(p, env, ep.prompt())
 			return Receipt{}
 		}
 		if b.relayed(a, env) {
@@ -47,7 +47,7 @@ func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first 
 		// An event about an open request, for its requester: progress.
 		if p := b.pending.Match(a, env, false); p != nil && (env.Receiver.Kind == canonical.AddressNone ||
 			env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID == p.Sender.ID) {
-			b.answered(p, env)
+			b.answered(p, env, ep.prompt())
 			return Receipt{}
 		}
 		if b.relayed(a, env) {
@@ -78,7 +78,7 @@ func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first 
 // answered handles a receiver's message about its open request p: a final
 // answer closes p (unless it is retried) and goes to the requester, as does
 // an interim one.
-func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
+func (b *Bridge) answered(p *pending, env *canonical.Envelope, prompt bool) {
 	final := isFinal(env.Act)
 	if final {
 		failed := b.retries.Retryable(env.Error)
@@ -93,7 +93,7 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope) {
 	out := *env
 	b.tapCopy(env, &out)
 	p.Restore(&out)
-	b.toRequester(p, &out, final, false, "answer")
+	b.toRequester(p, &out, final, false, prompt, "answer")
 	if final {
 		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
 		if p.Span != nil {
@@ -206,7 +206,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	}
 	// Delivery copies what it translates: out stays as it is, for retries.
 	p.Out.Store(&out)
-	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p)}
+	o := &outgoing{env: &out, from: env.Origin.Dialect, failed: b.deliveryFailed(p), prompt: ep.prompt()}
 	if c, ok := requester.(*call); ok {
 		o.sent = c.delivered
 		c.token.Store(&token)
@@ -251,9 +251,9 @@ func (b *Bridge) answersTo(ep endpoint) endpoint {
 // toRequester sends env, about the request p, to p's requester and to
 // every requester that sent the request again while it was open. A final
 // answer is kept for copies yet to come. byBridge marks the bridge's own
-// errors.
-func (b *Bridge) toRequester(p *pending, env *canonical.Envelope, final, byBridge bool, what string) {
-	o := &outgoing{env: env, from: env.Origin.Dialect, final: final, answer: true, atLeast: p.Level, byBridge: byBridge}
+// errors; prompt lets the goroutine delivering it write it (outgoing).
+func (b *Bridge) toRequester(p *pending, env *canonical.Envelope, final, byBridge, prompt bool, what string) {
+	o := &outgoing{env: env, from: env.Origin.Dialect, final: final, answer: true, atLeast: p.Level, byBridge: byBridge, prompt: prompt}
 	o.failed = b.unsent(what, p.Requester, env)
 	frame, err := p.Requester.deliver(o)
 	if err != nil {
@@ -287,7 +287,7 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 		Error:   e,
 	}
 	p.Restore(env)
-	b.toRequester(p, env, true, true, "error")
+	b.toRequester(p, env, true, true, false, "error")
 	b.metrics.Errored(p.Sender.ID, e.Code)
 	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
 	if p.Span != nil {

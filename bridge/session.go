@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
@@ -37,6 +38,7 @@ type Session struct {
 	logs    sessionLogs
 	gauge   queueGauge
 	out     *delivery.Queue // what the bridge sends it, waiting for its link
+	last    atomic.Bool     // the frame being received is the last one read (ReceiveLast)
 }
 
 // ErrUnknownDialect is returned by Attach for a dialect the bridge lacks.
@@ -226,6 +228,22 @@ func (s *Session) detach(status Status, reason string) {
 // of frame. Whatever is wrong with it is answered to the sender in its own
 // dialect; the session stays usable.
 func (s *Session) Receive(frame []byte) Receipt {
+	return s.receive(frame)
+}
+
+// ReceiveLast is Receive for a frame with nothing after it yet on the
+// connection: what it causes is written to its receivers at once by the
+// calling goroutine, where their links allow, rather than by their queues'
+// writers. A transport whose reader would otherwise wait calls it.
+func (s *Session) ReceiveLast(frame []byte) Receipt {
+	s.last.Store(true)
+	defer s.last.Store(false)
+	return s.receive(frame)
+}
+
+func (s *Session) prompt() bool { return s.last.Load() }
+
+func (s *Session) receive(frame []byte) Receipt {
 	b := s.b
 	start := time.Now()
 	if len(frame) > b.maxFrame {
@@ -490,6 +508,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		Expires: expiryOf(env, time.Now()),
 		Force:   o.answer,
 		Failed:  o.failed,
+		Prompt:  o.prompt,
 	}
 	if env.Error != nil {
 		it.Out.Code = env.Error.Code

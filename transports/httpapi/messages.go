@@ -108,7 +108,9 @@ func (h *Handler) message(w http.ResponseWriter, r *http.Request) {
 		rest, _ := io.Copy(io.Discard, r.Body)
 		rec = s.Oversize(len(body) + int(rest))
 	} else {
-		rec = s.Receive(body)
+		// The handler has nothing to do but wait for the answer: what the
+		// message causes is written at once, by this goroutine.
+		rec = s.ReceiveLast(body)
 	}
 	if rec.Err == nil && !rec.Awaiting {
 		w.WriteHeader(http.StatusAccepted)
