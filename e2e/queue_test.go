@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/tidwall/gjson"
@@ -85,6 +86,47 @@ func TestSlowConsumer(t *testing.T) {
 	ids := drainIDs(stalled, "flood-299")
 	if len(ids) != 300 || ids[0] != "flood-0" {
 		t.Errorf("the stalled agent got %d messages, first %s", len(ids), ids[0])
+	}
+}
+
+// TestSlowConsumerPrompt: a call through the call API (as the MCP face
+// makes) to an agent whose queue is empty is written by the caller's
+// goroutine, which must never wait on the agent's socket: calls to an
+// agent that stopped reading go on returning at once after its socket is
+// full (the rest waits in its queue), other agents' traffic carries on,
+// and the stalled agent then gets every request, in order.
+func TestSlowConsumerPrompt(t *testing.T) {
+	h, stalled, a := stallSetup(t, config.Default())
+	const n = 400 // 25 MiB: more than a loopback socket's buffers take
+	calls := make(chan *bridge.Pending, n)
+	go func() {
+		defer close(calls)
+		for i := range n {
+			env := canonical.Envelope{Act: canonical.ActRequest, Sender: canonical.Party{ID: "caller"},
+				Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: "STALLED"},
+				Operation: canonical.Operation{Name: "echo"}, Arguments: canonical.JSON(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, pad))}
+			calls <- h.srv.Bridge().Go(context.Background(), env)
+		}
+	}()
+	var pending []*bridge.Pending
+	for range n {
+		select {
+		case p := <-calls:
+			pending = append(pending, p)
+		case <-time.After(wait):
+			t.Fatalf("the call API waited on a stalled agent's socket after %d calls", len(pending))
+		}
+	}
+	if refused := probe(a, "while-stalled"); len(refused) > 0 {
+		t.Errorf("the probe came after %s", refused[0])
+	}
+	for i := range n {
+		if got := gjson.GetBytes(stalled.recv(), "payload.arguments.n").Int(); got != int64(i) {
+			t.Fatalf("request %d came as the %dth", got, i)
+		}
+	}
+	for _, p := range pending {
+		p.Cancel()
 	}
 }
 

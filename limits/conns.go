@@ -3,11 +3,13 @@ package limits
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Conns counts the connections open to a listener, in all and by remote
@@ -68,6 +70,16 @@ type conn struct {
 	addr    string
 	refused string
 	once    sync.Once
+}
+
+// SyscallConn gives the socket under the connection (syscall.Conn), for
+// writes that must not wait on the peer (transports/ws).
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 func (c *conn) Close() error {

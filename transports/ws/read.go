@@ -16,8 +16,11 @@ import (
 // closes the connection (StatusMessageTooBig) rather than be drained.
 const hardLimitFactor = 16
 
-// serve reads messages from c into s until the connection ends.
-func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int) error {
+// serve reads messages from c into s until the connection ends. buffered,
+// when not nil, says how much has been read from the connection but not yet
+// taken: a message with nothing after it is received as the last one
+// (Session.ReceiveLast), so that what it causes is written at once.
+func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, buffered func() int) error {
 	c.SetReadLimit(int64(max) * hardLimitFactor)
 	var buf bytes.Buffer
 	for {
@@ -39,7 +42,11 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int) e
 			continue
 		}
 		// Receive keeps the frame: it gets its own copy of the buffer.
-		s.Receive(bytes.Clone(buf.Bytes()))
+		if buffered != nil && buffered() == 0 {
+			s.ReceiveLast(bytes.Clone(buf.Bytes()))
+		} else {
+			s.Receive(bytes.Clone(buf.Bytes()))
+		}
 	}
 }
 

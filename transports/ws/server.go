@@ -59,11 +59,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	opts.Identity, opts.Token = id, token
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: h.OriginPatterns})
+	pw := &promptWriter{ResponseWriter: w}
+	c, err := websocket.Accept(pw, r, &websocket.AcceptOptions{OriginPatterns: h.OriginPatterns})
 	if err != nil {
 		return // Accept has answered the client
 	}
-	s, err := h.Bridge.Attach(link{c}, opts)
+	var l bridge.Link = link{c}
+	if pw.pc != nil {
+		l = promptLink{link{c}, pw.pc}
+	}
+	s, err := h.Bridge.Attach(l, opts)
 	if err != nil {
 		// A bridge that is shutting down is going away (1001): the agent
 		// may come back to its successor. Anything else is refused.
@@ -81,7 +86,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	remote, maxFrame := opts.Remote, h.Bridge.MaxFrame()
 	go func() {
 		// No context ends a read: closing the connection does.
-		err := serve(context.Background(), c, s, maxFrame)
+		err := serve(context.Background(), c, s, maxFrame, pw.buffered)
 		// The connection goes first, so that a write to a peer that
 		// stopped reading ends at once and the session's queue can be
 		// failed.

@@ -1,0 +1,203 @@
+package ws
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"golang.org/x/sys/unix"
+)
+
+// A message the bridge has for an agent is written by the goroutine that
+// made it, at once, when the agent's queue is empty: handing it to the
+// queue's writer instead costs a goroutine wake-up, which on an idle
+// machine is most of a hop's latency (README, "Through the live bridge").
+// That goroutine is usually another agent's reader, which must never wait
+// on this agent's socket: so such a write never blocks. promptConn, under
+// the WebSocket library, writes what the socket takes now and keeps the
+// rest, which the queue's writer then writes, waiting as any send does.
+// Only plain TCP connections accepted by the Handler get one; TLS and
+// dialled connections go through their queue's writer always.
+
+// promptConn is a TCP connection whose writes, while prompt is set, never
+// wait on the peer: what the socket cannot take at once is kept in backlog
+// and written, in order, before anything else.
+type promptConn struct {
+	net.Conn
+	raw syscall.RawConn
+
+	mu      sync.Mutex // held for each write to the socket
+	prompt  bool       // the writes under way must not block
+	backlog []byte     // written but not yet taken by the socket
+}
+
+// newPromptConn returns c as a promptConn, or nil when c is not a
+// connection whose socket it can write without blocking: one that gives
+// its socket (syscall.Conn: a TCP connection, or the listener's wrapper of
+// one; never TLS, whose bytes are not the socket's).
+func newPromptConn(c net.Conn) *promptConn {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	return &promptConn{Conn: c, raw: raw}
+}
+
+func (c *promptConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.prompt {
+		rest := p
+		if len(c.backlog) == 0 {
+			n, err := c.tryWrite(p)
+			if err != nil {
+				return n, err
+			}
+			rest = p[n:]
+		}
+		c.backlog = append(c.backlog, rest...)
+		return len(p), nil
+	}
+	if err := c.drain(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
+}
+
+// tryWrite writes what of p the socket takes without waiting.
+func (c *promptConn) tryWrite(p []byte) (int, error) {
+	var n int
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), p)
+			if werr != syscall.EINTR {
+				return true
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case werr == syscall.EAGAIN:
+		return 0, nil
+	case werr != nil:
+		return 0, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: werr}
+	}
+	return n, nil
+}
+
+// drain writes the backlog, waiting on the peer; c.mu is held.
+func (c *promptConn) drain() error {
+	if len(c.backlog) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.backlog)
+	c.backlog = c.backlog[:0]
+	if cap(c.backlog) > 64<<10 {
+		c.backlog = nil // a large message's backlog is not kept
+	}
+	return err
+}
+
+// writeNow runs write (a WebSocket write) with c's writes prompt, and
+// reports whether it left a backlog.
+func (c *promptConn) writeNow(write func() error) (backlog bool, err error) {
+	c.mu.Lock()
+	c.prompt = true
+	c.mu.Unlock()
+	err = write()
+	c.mu.Lock()
+	c.prompt = false
+	backlog = len(c.backlog) > 0
+	c.mu.Unlock()
+	return backlog, err
+}
+
+// unread returns how many bytes have arrived on the socket and wait to be
+// read, 0 when it cannot tell.
+func (c *promptConn) unread() int {
+	var n int
+	_ = c.raw.Control(func(fd uintptr) {
+		n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
+	})
+	return n
+}
+
+// flush writes the backlog, waiting on the peer.
+func (c *promptConn) flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.drain()
+}
+
+// promptLink is the link of a connection with a promptConn under it: the
+// bridge may hand it a message without waiting (bridge.Prompt).
+type promptLink struct {
+	link
+	pc *promptConn
+}
+
+// SendNow writes one text message without waiting on the peer.
+func (l promptLink) SendNow(out bridge.Outbound) (backlog bool, err error) {
+	return l.pc.writeNow(func() error {
+		return l.c.Write(context.Background(), websocket.MessageText, out.Frame)
+	})
+}
+
+// Flush writes what SendNow left, waiting on the peer.
+func (l promptLink) Flush(context.Context) error { return l.pc.flush() }
+
+// promptWriter is an http.ResponseWriter whose Hijack puts a promptConn
+// under the WebSocket library, and keeps the connection's read buffer, so
+// that the reader can tell whether more has arrived (buffered).
+type promptWriter struct {
+	http.ResponseWriter
+	pc *promptConn
+	br *bufio.Reader
+}
+
+func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("ws: the response cannot be hijacked")
+	}
+	c, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.br = brw.Reader
+	w.pc = newPromptConn(c)
+	if w.pc == nil {
+		return c, brw, nil
+	}
+	// What the server has not yet written goes before the WebSocket's
+	// first frame, which the new writer writes.
+	if err := brw.Writer.Flush(); err != nil {
+		return nil, nil, err
+	}
+	return w.pc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.pc, brw.Writer.Size())), nil
+}
+
+// buffered reports how many bytes have arrived on the connection and not
+// yet been taken: in its read buffer (which only the reader's goroutine may
+// ask about) or on the socket.
+func (w *promptWriter) buffered() int {
+	if w.br == nil {
+		return 0
+	}
+	if n := w.br.Buffered(); n > 0 || w.pc == nil {
+		return n
+	}
+	return w.pc.unread()
+}
