@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -129,6 +130,13 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 			b.Fatal("the agent never came up")
 		}
 	}
+	// The face tells sessions of the agent's arrival up to mcpface.Coalesce
+	// after it; a session opened before that is told too, and mcp-go
+	// answers every later call of a session it has notified as an SSE
+	// stream rather than as JSON. Wait until that is behind us, so that the
+	// bridge is measured as the plain server is: a session with nothing new
+	// to hear.
+	time.Sleep(mcpface.Coalesce + 150*time.Millisecond)
 	return "http://" + ln.Addr().String() + "/mcp", tool
 }
 
