@@ -45,6 +45,14 @@ type Prompt interface {
 	Flush(ctx context.Context) error
 }
 
+// Holder is implemented by links that can hold a message back to write
+// it with the next one: a writer with more messages waiting holds each but
+// the last, so that a burst costs the link one write to its peer. What is
+// held past a bound the link writes at once, waiting as Send does.
+type Holder interface {
+	Hold(ctx context.Context, out Outbound) error
+}
+
 // Outbound is one message on its way to a party.
 type Outbound struct {
 	// Frame is the message in the receiver's dialect. The link may keep it.

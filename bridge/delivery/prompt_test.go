@@ -100,7 +100,14 @@ func TestPromptItems(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the backlog was never flushed")
 	}
-	waitFor(t, func() bool { return q.Len() == 0 })
+	// Once the writer is done flushing (it lets go of the link).
+	waitFor(t, func() bool {
+		if !q.sendMu.TryLock() {
+			return false
+		}
+		q.sendMu.Unlock()
+		return true
+	})
 	if sent := put("f", true); !*sent {
 		t.Fatal("after the flush, a prompt item was not sent by Put")
 	}
@@ -136,5 +143,37 @@ func waitFor(t *testing.T, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
 		}
+	}
+}
+
+// holdLink is a promptLink that can hold messages back (Holder).
+type holdLink struct{ promptLink }
+
+func (l *holdLink) Hold(_ context.Context, out Outbound) error {
+	l.record("held:" + string(out.Frame))
+	return nil
+}
+
+// TestHoldBurst: a writer with more messages waiting holds each but the
+// last, which the link writes with them.
+func TestHoldBurst(t *testing.T) {
+	l := &holdLink{promptLink{gate: make(chan struct{})}}
+	q, _ := newTestQueue(t, l, 10, 100, 5*time.Second)
+	put := func(f string) {
+		t.Helper()
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(f)}, Level: NormalLevel}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The writer takes a alone, and waits at the gate sending it.
+	put("a")
+	waitFor(t, func() bool { return q.Len() == 0 })
+	put("b")
+	put("c")
+	put("d")
+	close(l.gate)
+	waitFor(t, func() bool { return len(l.messages()) == 4 })
+	if got, want := l.messages(), []string{"sent:a", "held:b", "held:c", "sent:d"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

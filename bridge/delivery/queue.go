@@ -121,6 +121,8 @@ type Queue struct {
 	prompt Prompt
 	sendMu sync.Mutex
 	flush  bool
+	// holder is the link as a Holder, nil if it is none.
+	holder Holder
 }
 
 // NewQueue returns the queue of link; its writer starts with the first
@@ -128,6 +130,7 @@ type Queue struct {
 func NewQueue(link Link, opt QueueOptions) *Queue {
 	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	q.prompt, _ = link.(Prompt)
+	q.holder, _ = link.(Holder)
 	if a, ok := link.(Aborter); ok {
 		q.stopSend = a.Abort // a prompt send may run before the writer does
 	}
@@ -246,8 +249,9 @@ func (q *Queue) takeFlush() bool {
 	return f && !q.closed
 }
 
-// take removes the next item: the oldest of the highest level.
-func (q *Queue) take() (*Item, bool) {
+// take removes the next item: the oldest of the highest level; more says
+// whether others wait after it.
+func (q *Queue) take() (it *Item, more, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for l := Levels - 1; l >= 0; l-- {
@@ -263,9 +267,9 @@ func (q *Queue) take() (*Item, bool) {
 		q.n--
 		q.opt.Budget.release(1)
 		q.length(q.n)
-		return it, true
+		return it, q.n > 0, true
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // write delivers until the queue is closed.
@@ -288,7 +292,7 @@ func (q *Queue) write() {
 			}
 			continue
 		}
-		it, ok := q.take()
+		it, more, ok := q.take()
 		if !ok {
 			q.sendMu.Unlock()
 			q.mu.Lock()
@@ -310,7 +314,12 @@ func (q *Queue) write() {
 		}
 		start := time.Now().UnixNano()
 		q.sending.Store(start)
-		err := q.link.Send(ctx, it.Out)
+		var err error
+		if more && q.holder != nil {
+			err = q.holder.Hold(ctx, it.Out)
+		} else {
+			err = q.link.Send(ctx, it.Out)
+		}
 		q.sendMu.Unlock()
 		if q.sendDone(start) {
 			release()

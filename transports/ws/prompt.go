@@ -34,8 +34,13 @@ type promptConn struct {
 
 	mu      sync.Mutex // held for each write to the socket
 	prompt  bool       // the writes under way must not block
+	hold    bool       // the writes under way wait for the next one
 	backlog []byte     // written but not yet taken by the socket
 }
+
+// holdLimit bounds what a connection holds back for the next write
+// (Hold): past it, the held bytes are written at once.
+const holdLimit = 64 << 10
 
 // newPromptConn returns c as a promptConn, or nil when c is not a
 // connection whose socket it can write without blocking: one that gives
@@ -68,8 +73,20 @@ func (c *promptConn) Write(p []byte) (int, error) {
 		c.backlog = append(c.backlog, rest...)
 		return len(p), nil
 	}
+	if len(c.backlog) > 0 && len(c.backlog)+len(p) <= holdLimit {
+		// One write for what was held and p.
+		c.backlog = append(c.backlog, p...)
+		if c.hold {
+			return len(p), nil
+		}
+		return len(p), c.drain()
+	}
 	if err := c.drain(); err != nil {
 		return 0, err
+	}
+	if c.hold && len(p) < holdLimit {
+		c.backlog = append(c.backlog, p...)
+		return len(p), nil
 	}
 	return c.Conn.Write(p)
 }
@@ -134,6 +151,19 @@ func (c *promptConn) unread() int {
 	return n
 }
 
+// writeHeld runs write (a WebSocket write) with c's writes held back for
+// the next write, up to holdLimit.
+func (c *promptConn) writeHeld(write func() error) error {
+	c.mu.Lock()
+	c.hold = true
+	c.mu.Unlock()
+	err := write()
+	c.mu.Lock()
+	c.hold = false
+	c.mu.Unlock()
+	return err
+}
+
 // flush writes the backlog, waiting on the peer.
 func (c *promptConn) flush() error {
 	c.mu.Lock()
@@ -152,6 +182,13 @@ type promptLink struct {
 func (l promptLink) SendNow(out bridge.Outbound) (backlog bool, err error) {
 	return l.pc.writeNow(func() error {
 		return l.c.Write(context.Background(), websocket.MessageText, out.Frame)
+	})
+}
+
+// Hold writes one text message with the next one (delivery.Holder).
+func (l promptLink) Hold(ctx context.Context, out bridge.Outbound) error {
+	return l.pc.writeHeld(func() error {
+		return l.c.Write(ctx, websocket.MessageText, out.Frame)
 	})
 }
 
