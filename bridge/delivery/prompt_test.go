@@ -177,3 +177,69 @@ func TestHoldBurst(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// quickLink takes every message at once, by Send or SendNow, counting
+// them.
+type quickLink struct {
+	mu  sync.Mutex
+	got map[string]int
+}
+
+func (l *quickLink) take(out Outbound) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got[string(out.Frame)]++
+}
+
+func (l *quickLink) Send(_ context.Context, out Outbound) error { l.take(out); return nil }
+func (l *quickLink) SendNow(out Outbound) (bool, error)         { l.take(out); return false, nil }
+func (l *quickLink) Flush(context.Context) error                { return nil }
+func (l *quickLink) Transport() string                          { return "test" }
+func (l *quickLink) Abort()                                     {}
+
+// TestPromptAndWriterTogether: prompt sends by several goroutines mixed
+// with the writer's sends deliver every message once, and none is told it
+// failed (a prompt send that starts as the writer finishes one must not
+// look like a send the watchdog stopped).
+func TestPromptAndWriterTogether(t *testing.T) {
+	l := &quickLink{got: map[string]int{}}
+	q, _ := newTestQueue(t, l, 100000, 100000, time.Minute)
+	var failed, sent sync.WaitGroup
+	var failures []error
+	var mu sync.Mutex
+	const producers, each = 4, 5000
+	sent.Add(producers * each)
+	for p := range producers {
+		failed.Go(func() {
+			for i := range each {
+				it := &Item{Out: Outbound{Frame: []byte{byte(p), byte(i >> 8), byte(i)}}, Level: NormalLevel, Prompt: i%3 != 0,
+					Sent: sent.Done,
+					Failed: func(reason error) {
+						mu.Lock()
+						failures = append(failures, reason)
+						mu.Unlock()
+						sent.Done()
+					}}
+				if err := q.Put(it); err != nil {
+					t.Error(err)
+					sent.Done()
+				}
+			}
+		})
+	}
+	failed.Wait()
+	sent.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d messages failed, the first: %v", len(failures), failures[0])
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.got) != producers*each {
+		t.Fatalf("%d distinct messages delivered, want %d", len(l.got), producers*each)
+	}
+	for f, n := range l.got {
+		if n != 1 {
+			t.Fatalf("%v delivered %d times", []byte(f), n)
+		}
+	}
+}

@@ -200,8 +200,8 @@ func (q *Queue) sendNow(it *Item) {
 	start := time.Now().UnixNano()
 	q.sending.Store(start)
 	backlog, err := q.prompt.SendNow(it.Out)
-	if q.sendDone(start) {
-		err = fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
+	if q.sendDone(start) && err != nil {
+		err = q.stuck(err)
 	}
 	if backlog && err == nil {
 		q.mu.Lock()
@@ -237,6 +237,11 @@ func (q *Queue) length(n int) {
 	if q.opt.Length != nil {
 		q.opt.Length(n)
 	}
+}
+
+// stuck is the error of a send the watchdog stopped, which failed with err.
+func (q *Queue) stuck(err error) error {
+	return fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
 }
 
 // takeFlush reports whether a prompt send left something for the writer
@@ -320,11 +325,15 @@ func (q *Queue) write() {
 		} else {
 			err = q.link.Send(ctx, it.Out)
 		}
+		// Before sendMu goes: a prompt send may set sending next.
+		stopped := q.sendDone(start)
 		q.sendMu.Unlock()
-		if q.sendDone(start) {
+		if stopped {
 			release()
 			ctx, release = q.sendContext()
-			err = fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
+			if err != nil {
+				err = q.stuck(err)
+			}
 		}
 		switch {
 		case err != nil:
