@@ -185,6 +185,7 @@ func New(opts Options) (*Bridge, error) {
 	if b.log == nil {
 		b.log = slog.Default()
 	}
+	b.prepare(opts.Registry)
 	b.retries, b.breakers = resilience.DefaultRetryPolicy, resilience.DefaultBreakerPolicy
 	if opts.Retry != nil {
 		b.retries = *opts.Retry
@@ -256,6 +257,19 @@ func (b *Bridge) Translator() *translate.Translator { return b.translator() }
 // lacks keeps its old codec on the connections that speak it, until they
 // close.
 func (b *Bridge) SetRules(reg *dialects.Registry, maps *mappings.Set) {
+	b.prepare(reg)
 	old := b.rules.Load()
 	b.rules.Store(&rules{reg: reg, maps: maps, tr: &translate.Translator{Registry: reg, Mappings: maps}, gen: old.gen + 1})
+}
+
+// prepare has reg's codecs compile what validation needs, unless the
+// bridge trusts the decoders alone: the first messages, which come all at
+// once when agents start, would otherwise wait on it together.
+func (b *Bridge) prepare(reg *dialects.Registry) {
+	if b.decodeOnly || reg == nil {
+		return
+	}
+	if err := reg.Prepare(); err != nil {
+		b.log.Warn("a dialect's schema does not compile; its messages will be refused", "error", err)
+	}
 }

@@ -43,6 +43,10 @@ func (b *Base) Name() string { return b.Read.Dialect }
 // Schema returns the dialect's JSON Schema document.
 func (b *Base) Schema() []byte { return b.schema.Source }
 
+// Prepare compiles the dialect's JSON Schema now, rather than at the first
+// message that needs it (Preparer).
+func (b *Base) Prepare() error { return b.schema.Err() }
+
 // CheckSchema validates msg against the dialect's JSON Schema.
 func (b *Base) CheckSchema(msg []byte) []Problem { return b.schema.Check(msg) }
 
