@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
 )
 
@@ -65,6 +66,10 @@ func (b *Bridge) AllTools() []Tool { return b.dir.Tools(true) }
 // RequestTimeout returns how long a request waits for its answer when it
 // says nothing of its own.
 func (b *Bridge) RequestTimeout() time.Duration { return b.timeout }
+
+// Totals returns the bridge's message and request counts since it
+// started, over all agents (metrics.Totals).
+func (b *Bridge) Totals() metrics.Totals { return b.metrics.Totals() }
 
 // Change is one change to the register of agents.
 type Change = directory.Change

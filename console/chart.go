@@ -4,16 +4,17 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 )
 
 // The chart: the message rates and the request latency over the last
-// minutes, sampled from the metrics /metrics serves (the same counters and
-// histogram), one point per sample into a ring of fixed size.
+// minutes, sampled from the bridge's totals of the metrics /metrics serves
+// (the same counters and histogram, summed over their labels: a gather of
+// every series would cost tens of milliseconds with a hundred busy agents),
+// one point per sample into a ring of fixed size.
 
 // point is one interval of the chart.
 type point struct {
@@ -35,17 +36,16 @@ type point struct {
 
 // totals are the metrics at one time.
 type totals struct {
-	at             time.Time
-	in, out, errs  float64
-	count          uint64
-	uppers         []float64 // the histogram's bucket bounds, ascending
-	cumulative     []uint64  // the requests at most each bound
-	layoutMismatch bool      // the series' buckets differ: no quantiles
+	at            time.Time
+	in, out, errs float64
+	count         uint64
+	uppers        []float64 // the histogram's bucket bounds, ascending
+	cumulative    []uint64  // the requests at most each bound
 }
 
 // chart is the ring of points.
 type chart struct {
-	g      prometheus.Gatherer
+	source func() metrics.Totals
 	every  time.Duration
 	mu     sync.Mutex
 	points []point // a ring
@@ -54,8 +54,8 @@ type chart struct {
 	last   *totals
 }
 
-func newChart(g prometheus.Gatherer, size int, every time.Duration) *chart {
-	return &chart{g: g, every: every, points: make([]point, max(size, 1))}
+func newChart(source func() metrics.Totals, size int, every time.Duration) *chart {
+	return &chart{source: source, every: every, points: make([]point, max(size, 1))}
 }
 
 // sample reads the metrics and adds the point since the last sample.
@@ -86,44 +86,11 @@ func rate(from, to, secs float64) float64 {
 	return (to - from) / secs
 }
 
-// read sums the counters and merges the histogram's series.
+// read takes the totals now.
 func (c *chart) read(now time.Time) totals {
-	t := totals{at: now}
-	families, _ := c.g.Gather() // what was gathered is used
-	buckets := map[float64]uint64{}
-	var layout []float64
-	for _, mf := range families {
-		for _, m := range mf.GetMetric() {
-			switch mf.GetName() {
-			case "bridge_messages_received_total":
-				t.in += m.GetCounter().GetValue()
-			case "agent_messages_total":
-				t.out += m.GetCounter().GetValue()
-			case "agent_errors_total":
-				t.errs += m.GetCounter().GetValue()
-			case "agent_request_duration":
-				h := m.GetHistogram()
-				t.count += h.GetSampleCount()
-				var bounds []float64
-				for _, b := range h.GetBucket() {
-					buckets[b.GetUpperBound()] += b.GetCumulativeCount()
-					bounds = append(bounds, b.GetUpperBound())
-				}
-				if layout != nil && !slices.Equal(layout, bounds) {
-					t.layoutMismatch = true
-				}
-				layout = bounds
-			}
-		}
-	}
-	for u := range buckets {
-		t.uppers = append(t.uppers, u)
-	}
-	sort.Float64s(t.uppers)
-	for _, u := range t.uppers {
-		t.cumulative = append(t.cumulative, buckets[u])
-	}
-	return t
+	s := c.source()
+	return totals{at: now, in: float64(s.Received), out: float64(s.Delivered), errs: float64(s.Errors),
+		count: s.Requests, uppers: s.Bounds, cumulative: s.Answered}
 }
 
 // quantile estimates the q-quantile, in milliseconds, of the requests
@@ -131,7 +98,7 @@ func (c *chart) read(now time.Time) totals {
 // linearly within the bucket it falls in; the largest bound when it falls
 // past it.
 func quantile(q float64, prev, cur *totals) *float64 {
-	if cur.layoutMismatch || prev.layoutMismatch || !slices.Equal(prev.uppers, cur.uppers) && len(prev.uppers) > 0 {
+	if !slices.Equal(prev.uppers, cur.uppers) && len(prev.uppers) > 0 {
 		return nil
 	}
 	total := float64(cur.count - prev.count)

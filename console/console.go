@@ -130,7 +130,7 @@ func New(o Options) (*Console, error) {
 		auth:    newAuth(o.Tokens),
 		viewers: make(chan struct{}, o.Viewers),
 		traffic: newTraffic(o.Traffic),
-		chart:   newChart(o.Metrics, int(o.ChartWindow/o.SampleEvery), o.SampleEvery),
+		chart:   newChart(o.Bridge.Totals, int(o.ChartWindow/o.SampleEvery), o.SampleEvery),
 		runs:    &runs{},
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}

@@ -30,7 +30,11 @@ type Metrics struct {
 	connections prometheus.Gauge         // bridge_connections
 	pending     prometheus.GaugeFunc     // bridge_pending_requests
 	reg         prometheus.Registerer    // where Table registers; nil: nowhere
+	totals      *totals                  // the same counts over all labels
 }
+
+// durationBuckets are agent_request_duration's bucket bounds, seconds.
+var durationBuckets = prometheus.ExponentialBuckets(0.0001, 4, 10)
 
 // New returns the metrics, registered with r (nil registers none); pending
 // tells the number of open requests when scraped.
@@ -41,7 +45,7 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 		}, []string{"source", "dest", "type"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "agent_request_duration", Help: "Seconds from a request's arrival to its answer's delivery.",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+			Buckets: durationBuckets,
 		}, []string{"source", "dest"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agent_errors_total", Help: "Error replies made by the bridge, by the agent answered and canonical error code.",
@@ -85,6 +89,7 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 		}, pending),
 	}
 	m.reg = r
+	m.totals = newTotals(durationBuckets)
 	if r == nil {
 		return m, nil
 	}
@@ -102,21 +107,25 @@ func (m *Metrics) Handled(d time.Duration) { m.handling.Observe(d.Seconds()) }
 // Errored counts an error reply the bridge made for the agent source.
 func (m *Metrics) Errored(source string, code canonical.ErrorCode) {
 	m.errors.WithLabelValues(source, string(code)).Inc()
+	m.totals.errors.Add(1)
 }
 
 // RequestDone observes a request's time from arrival to answer.
 func (m *Metrics) RequestDone(source, dest string, d time.Duration) {
 	m.duration.WithLabelValues(source, dest).Observe(d.Seconds())
+	m.totals.answered(d.Seconds())
 }
 
 // Delivered counts a message delivered from source to dest.
 func (m *Metrics) Delivered(source, dest string, act canonical.Act) {
 	m.messages.WithLabelValues(source, dest, string(act)).Inc()
+	m.totals.delivered.Add(1)
 }
 
 // Received counts a message received and understood.
 func (m *Metrics) Received(dialect string, act canonical.Act) {
 	m.received.WithLabelValues(dialect, string(act)).Inc()
+	m.totals.received.Add(1)
 }
 
 // Queue returns the gauge of the agent id's queue length.

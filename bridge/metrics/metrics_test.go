@@ -81,3 +81,63 @@ bridge_connections 1
 		t.Errorf("registering twice: %v", err)
 	}
 }
+
+// TestTotals: the totals are the labelled series summed: the counters'
+// values and the request histogram's cumulative buckets, as a gather of
+// the registry gives them.
+func TestTotals(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg, func() float64 { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		src, dst := "a", "b"
+		if i%3 == 0 {
+			src, dst = "c", "d"
+		}
+		m.Received([]string{"swarm", "fuse"}[i%2], canonical.ActRequest)
+		m.Delivered(src, dst, canonical.ActResult)
+		if i%7 == 0 {
+			m.Errored(src, canonical.ErrTimeout)
+		}
+		// 0.1 ms to about 20 s, and exactly on a bound.
+		m.RequestDone(src, dst, time.Duration(float64(100*time.Microsecond)*float64(uint64(1)<<(i%18))))
+	}
+	m.RequestDone("a", "b", 1600*time.Microsecond)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want Totals
+	cumulative := map[float64]uint64{}
+	for _, mf := range families {
+		for _, s := range mf.GetMetric() {
+			switch mf.GetName() {
+			case "bridge_messages_received_total":
+				want.Received += uint64(s.GetCounter().GetValue())
+			case "agent_messages_total":
+				want.Delivered += uint64(s.GetCounter().GetValue())
+			case "agent_errors_total":
+				want.Errors += uint64(s.GetCounter().GetValue())
+			case "agent_request_duration":
+				want.Requests += s.GetHistogram().GetSampleCount()
+				for _, b := range s.GetHistogram().GetBucket() {
+					cumulative[b.GetUpperBound()] += b.GetCumulativeCount()
+				}
+			}
+		}
+	}
+	got := m.Totals()
+	if got.Received != want.Received || got.Delivered != want.Delivered || got.Errors != want.Errors || got.Requests != want.Requests {
+		t.Errorf("totals %+v, the series sum to %+v", got, want)
+	}
+	if len(got.Bounds) != len(cumulative) {
+		t.Fatalf("%d bounds, the histogram has %d", len(got.Bounds), len(cumulative))
+	}
+	for i, b := range got.Bounds {
+		if got.Answered[i] != cumulative[b] {
+			t.Errorf("within %gs: %d, the histogram says %d", b, got.Answered[i], cumulative[b])
+		}
+	}
+}
