@@ -70,14 +70,35 @@ func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
 	return id, true
 }
 
-// seen is what the bridge remembers of one message.
-type seen struct {
-	id dedupeID
-	at int64 // when it came, in Unix nanoseconds
-	// For a request: the token of the open request while it waits, then
-	// its answer (nil when it was not kept, or no longer is).
+// The table holds no pointers where it holds many: its entries (a hash and
+// a time each) and its index are pointer-free, so the garbage collector
+// does not trace them, however many there are (100,000 by default). Only
+// what a request needs while it waits for its answer, and the answers kept,
+// are objects, and they are bounded by the open requests and by
+// dedupe_answers.
+
+// entry is one message the table remembers: its identity, when it came,
+// and its generation (a count of the entries made, which tells an entry
+// from a later one of the same identity).
+type entry struct {
+	id  dedupeID
+	at  int64 // Unix nanoseconds
+	gen uint64
+}
+
+// dedupeRequest is what the table keeps of the first copy of a request: the
+// token of its open request while it waits, then its answer (nil when it
+// was not kept, or no longer is).
+type dedupeRequest struct {
+	gen    uint64
 	token  string
 	answer *Outbound
+}
+
+// keptAnswer places a kept answer in the order they are dropped in.
+type keptAnswer struct {
+	id  dedupeID
+	gen uint64
 }
 
 // dedupe remembers recent messages by identity, oldest first, within its
@@ -87,37 +108,40 @@ type dedupe struct {
 	maxEntries int
 	maxAnswers int
 	mu         sync.Mutex
-	byID       map[dedupeID]*seen
-	order      fifo[*seen] // by arrival; the front is the oldest
-	answers    fifo[*seen] // those whose answer was kept, oldest first
-	bytes      int         // of kept answers
+	byID       map[dedupeID]uint64         // the generation of each identity's entry
+	order      fifo[entry]                 // by arrival; the front is the oldest
+	requests   map[dedupeID]*dedupeRequest // of the entries that are requests
+	answers    fifo[keptAnswer]            // the requests whose answer was kept, oldest first
+	bytes      int                         // of kept answers
+	gen        uint64
 	// entries and kept count what went past the bounds; nil counts
 	// nothing.
 	entries, kept *metrics.Table
 }
 
 func newDedupe(window time.Duration, maxEntries, maxAnswers int) *dedupe {
-	return &dedupe{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers, byID: map[dedupeID]*seen{}}
+	return &dedupe{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers,
+		byID: map[dedupeID]uint64{}, requests: map[dedupeID]*dedupeRequest{}}
 }
 
-// check records id, or returns what was recorded under it within the
-// window: a duplicate.
-func (d *dedupe) check(id dedupeID, now time.Time) (first *seen, dup bool) {
+// check records id, or reports that it was recorded within the window: a
+// duplicate.
+func (d *dedupe) check(id dedupeID, now time.Time) (dup bool) {
 	at := now.UnixNano()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.expireLocked(at)
-	if s := d.byID[id]; s != nil {
-		return s, true
+	if _, ok := d.byID[id]; ok {
+		return true
 	}
-	s := &seen{id: id, at: at}
-	d.byID[id] = s
-	d.order.push(s)
+	d.gen++
+	d.byID[id] = d.gen
+	d.order.push(entry{id: id, at: at, gen: d.gen})
 	if d.order.len() > d.maxEntries {
 		d.dropLocked()
 		count(d.entries, 1)
 	}
-	return s, false
+	return false
 }
 
 // count adds n to t, if there is a t.
@@ -136,27 +160,34 @@ func (d *dedupe) expireLocked(now int64) {
 
 // dropLocked forgets the oldest message, and its kept answer.
 func (d *dedupe) dropLocked() {
-	s := d.order.pop()
-	if d.byID[s.id] == s {
-		delete(d.byID, s.id)
+	e := d.order.pop()
+	if d.byID[e.id] != e.gen {
+		return
 	}
-	d.forgetAnswerLocked(s)
+	delete(d.byID, e.id)
+	if r := d.requests[e.id]; r != nil && r.gen == e.gen {
+		d.forgetAnswerLocked(r)
+		delete(d.requests, e.id)
+	}
 }
 
-// forgetAnswerLocked drops s's kept answer, if it has one; its place in
+// forgetAnswerLocked drops r's kept answer, if it has one; its place in
 // the answers queue is skipped when it comes to the front.
-func (d *dedupe) forgetAnswerLocked(s *seen) {
-	if s.answer != nil {
-		d.bytes -= cap(s.answer.Frame)
-		s.answer = nil
+func (d *dedupe) forgetAnswerLocked(r *dedupeRequest) {
+	if r.answer != nil {
+		d.bytes -= cap(r.answer.Frame)
+		r.answer = nil
 	}
 }
 
-// track ties the first copy of a request to its open request's token.
-func (d *dedupe) track(s *seen, token string) {
+// track ties the first copy of the request id to its open request's
+// token.
+func (d *dedupe) track(id dedupeID, token string) {
 	d.mu.Lock()
-	s.token = token
-	d.mu.Unlock()
+	defer d.mu.Unlock()
+	if gen, ok := d.byID[id]; ok {
+		d.requests[id] = &dedupeRequest{gen: gen, token: token}
+	}
 }
 
 // answered keeps the answer a request got, for copies that come later,
@@ -169,33 +200,38 @@ func (d *dedupe) answered(p *pending, out Outbound) {
 	n := cap(out.Frame) // what keeping it holds, not only what it says
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.byID[p.DedupeKey]
-	if s == nil || s.token != p.Token {
+	r := d.requests[p.DedupeKey]
+	if r == nil || r.token != p.Token {
 		return
 	}
-	s.token = ""
+	r.token = ""
 	if n > d.maxAnswers {
+		delete(d.requests, p.DedupeKey)
 		count(d.kept, 1)
 		return
 	}
 	for d.bytes+n > d.maxAnswers {
 		old := d.answers.pop()
-		if old.answer != nil {
-			d.forgetAnswerLocked(old)
+		if o := d.requests[old.id]; o != nil && o.gen == old.gen && o.answer != nil {
+			d.forgetAnswerLocked(o)
+			delete(d.requests, old.id)
 			count(d.kept, 1)
 		}
 	}
-	s.answer = &out
+	r.answer = &out
 	d.bytes += n
-	d.answers.push(s)
+	d.answers.push(keptAnswer{id: p.DedupeKey, gen: r.gen})
 }
 
-// state returns, under the lock, what the first copy has come to: the
-// token of its open request, or its answer.
-func (d *dedupe) state(s *seen) (string, *Outbound) {
+// state returns, under the lock, what the first copy of the request id
+// has come to: the token of its open request, or its answer.
+func (d *dedupe) state(id dedupeID) (string, *Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return s.token, s.answer
+	if r := d.requests[id]; r != nil {
+		return r.token, r.answer
+	}
+	return "", nil
 }
 
 // size returns how many messages the table remembers and how many bytes
@@ -233,7 +269,7 @@ func (q *fifo[T]) pop() T {
 
 // duplicate handles a message its sender sent before within the window:
 // a request is answered from the first copy, anything else is dropped.
-func (b *Bridge) duplicate(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+func (b *Bridge) duplicate(ep endpoint, env *canonical.Envelope, first dedupeID) Receipt {
 	b.metrics.Duplicate()
 	b.log.Info("duplicate", "sender", env.Sender.ID, "act", env.Act, "id", env.ID, "task_id", env.TaskID)
 	if !isRequest(env.Act) {

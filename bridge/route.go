@@ -15,20 +15,20 @@ import (
 // an answer to a request goes back to its requester, the bridge's own
 // business is done here, and everything else goes to its receivers.
 func (b *Bridge) submit(ep endpoint, env *canonical.Envelope) Receipt {
-	var first *seen
+	var first dedupeID // none
 	a := ep.bound()
 	if b.dedupe != nil && env.Sender.ID != "" && !b.answersOpenRequest(a, env) {
 		if id, ok := identify(env.Sender.ID, env); ok {
-			var dup bool
-			if first, dup = b.dedupe.check(id, time.Now()); dup {
-				return b.duplicate(ep, env, first)
+			if b.dedupe.check(id, time.Now()) {
+				return b.duplicate(ep, env, id)
 			}
+			first = id
 		}
 	}
 	return b.dispatch(ep, a, env, first)
 }
 
-func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first *seen) Receipt {
+func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first dedupeID) Receipt {
 	if a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) {
 		if p := b.pending.Match(a, env, false); p != nil {
 			b.answered(p, env, ep.prompt())
@@ -125,7 +125,7 @@ func isFinal(act canonical.Act) bool {
 }
 
 // toAgent delivers env to the agent its receiver names.
-func (b *Bridge) toAgent(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+func (b *Bridge) toAgent(ep endpoint, env *canonical.Envelope, first dedupeID) Receipt {
 	id := env.Receiver.ID
 	a, to, ok := b.dir.Lookup(id)
 	switch {
@@ -151,8 +151,8 @@ func (b *Bridge) toAgent(ep endpoint, env *canonical.Envelope, first *seen) Rece
 }
 
 // request delivers a request to t, to be answered back to ep; first is its
-// entry in the dedupe table, if it has one.
-func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *seen) Receipt {
+// identity in the dedupe table, zero if it has none.
+func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first dedupeID) Receipt {
 	if b.isClosing() {
 		return ep.refuse(env, b.closingRefusal())
 	}
@@ -168,9 +168,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 		Receiver: t.Agent, Start: now, Trace: env.Trace,
 		Level: delivery.LevelOf(env.Priority),
 	}
-	if first != nil {
-		p.DedupeKey = first.id
-	}
+	p.DedupeKey = first
 	if tr := b.tracer; tr != nil {
 		p.Trace, p.Span = tr.Request(env.Trace, env, t.Agent.ID())
 	}
@@ -186,7 +184,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first *
 	if oldest != nil {
 		b.evicted(oldest)
 	}
-	if first != nil {
+	if first != (dedupeID{}) {
 		b.dedupe.track(first, token)
 	}
 	out := *env
@@ -349,7 +347,7 @@ func (b *Bridge) fanout(env *canonical.Envelope, ts []target) {
 
 // byCapability delivers a request that names no receiver to an agent that
 // declared its operation.
-func (b *Bridge) byCapability(ep endpoint, env *canonical.Envelope, first *seen) Receipt {
+func (b *Bridge) byCapability(ep endpoint, env *canonical.Envelope, first dedupeID) Receipt {
 	from := env.Origin.Dialect
 	name := opName(env.Operation)
 	if name == "" {
