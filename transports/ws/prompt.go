@@ -226,15 +226,20 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return w.pc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.pc, brw.Writer.Size())), nil
 }
 
-// buffered reports how many bytes have arrived on the connection and not
-// yet been taken: in its read buffer (which only the reader's goroutine may
-// ask about) or on the socket.
-func (w *promptWriter) buffered() int {
-	if w.br == nil {
-		return 0
+// buffered returns the function that reports how many bytes have arrived
+// on the hijacked connection and not yet been taken: in its read buffer
+// (which only the reader's goroutine may ask about) or on the socket; nil
+// when it cannot tell (TLS). It keeps the buffer and the connection only,
+// not the HTTP response, which the connection's reader must not hold.
+func (w *promptWriter) buffered() func() int {
+	br, pc := w.br, w.pc
+	if br == nil || pc == nil {
+		return nil
 	}
-	if n := w.br.Buffered(); n > 0 || w.pc == nil {
-		return n
+	return func() int {
+		if n := br.Buffered(); n > 0 {
+			return n
+		}
+		return pc.unread()
 	}
-	return w.pc.unread()
 }

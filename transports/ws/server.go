@@ -83,10 +83,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP request, its headers and the handler's stack are
 	// not kept for the connection's life (an idle agent costs that much
 	// less). The hijacked connection is no longer the HTTP server's.
-	remote, maxFrame := opts.Remote, h.Bridge.MaxFrame()
+	remote, maxFrame, buffered := opts.Remote, h.Bridge.MaxFrame(), pw.buffered()
 	go func() {
 		// No context ends a read: closing the connection does.
-		err := serve(context.Background(), c, s, maxFrame, pw.buffered)
+		err := serve(context.Background(), c, s, maxFrame, buffered)
 		// The connection goes first, so that a write to a peer that
 		// stopped reading ends at once and the session's queue can be
 		// failed.
