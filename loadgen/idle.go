@@ -18,8 +18,9 @@ type IdleReport struct {
 	Agents  int
 	Connect time.Duration // connecting them all, until the bridge listed them READY
 	// Unloaded is the round trip of a lone request before the idle agents
-	// came; Reached that of a lone request to one of them, once all are
-	// connected, each probe probeRequests round trips, one at a time.
+	// came, to one agent of each dialect in turn; Reached that of a lone
+	// request to one of them (of every dialect, as they are), once all are
+	// connected; each probe probeRequests round trips, one at a time.
 	Unloaded, Reached Latency
 	// Without and With are the memory of a bridge in its own process
 	// before and after they connected (zero for a bridge in this
@@ -43,13 +44,18 @@ func (r *IdleReport) PerAgent() (rss, heap float64) {
 func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 	out := &IdleReport{Agents: l.o.Idle}
 	brs := &bridges{list: []*running{br}}
-	// The unloaded round trip, to a responder of the probe's own.
-	lone := peer{id: "PROBE-RSP", dialect: slices.Index(l.plan.dialects, "swarm")}
-	if err := l.serveIdle(ctx, brs, []peer{lone}); err != nil {
+	// The unloaded round trip, to responders of the probe's own, one of
+	// each dialect, as the idle agents are: the dialects' translations do
+	// not cost the same.
+	lone := make([]peer, len(l.langs))
+	for d := range lone {
+		lone[d] = peer{id: fmt.Sprintf("PROBE-RSP-%d", d), dialect: d}
+	}
+	if err := l.serveIdle(ctx, brs, lone); err != nil {
 		return nil, err
 	}
 	var err error
-	if out.Unloaded, err = l.probe(ctx, br, "PROBE-UNLOADED", []peer{lone}); err != nil {
+	if out.Unloaded, err = l.probe(ctx, br, "PROBE-UNLOADED", lone); err != nil {
 		return nil, err
 	}
 	if br.own() {
@@ -71,11 +77,14 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
 		}
 	}
-	// A request to one of them: spread over all of them, every dialect.
+	// A request to one of them: spread over all of them, every dialect
+	// (peer i speaks dialect i mod the dialects: the k-th target is moved
+	// on by k so that a step that is a multiple of their number does not
+	// pick one dialect only).
 	step := max(1, len(peers)/probeRequests)
-	var some []peer
-	for i := 0; i < len(peers); i += step {
-		some = append(some, peers[i])
+	some := make([]peer, 0, probeRequests)
+	for k := range min(probeRequests, len(peers)) {
+		some = append(some, peers[(k*step+k)%len(peers)])
 	}
 	if out.Reached, err = l.probe(ctx, br, "PROBE-IDLE", some); err != nil {
 		return nil, err

@@ -200,7 +200,7 @@ func (r *Report) String() string {
 			rss, heap := i.PerAgent()
 			row("", "each: %.1f KB resident, %.1f KB Go heap (RSS %s without them, %s with)", rss/1024, heap/1024, mb(i.Without.RSS), mb(i.With.RSS))
 		}
-		row("", "a request to one of them: p50 %s, p99 %s; to a lone agent before they came: p50 %s, p99 %s (p50 %.2fx)",
+		row("", "a request to one of them: p50 %s, p99 %s; to lone agents (one per dialect) before they came: p50 %s, p99 %s (p50 %.2fx)",
 			ms(i.Reached.P50), ms(i.Reached.P99), ms(i.Unloaded.P50), ms(i.Unloaded.P99), ratio(i.Reached.P50, i.Unloaded.P50))
 	}
 	if len(r.ByDialect) > 0 {
