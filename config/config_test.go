@@ -108,7 +108,7 @@ func TestParseEveryKey(t *testing.T) {
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
 		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 8 << 10, Viewers: 4, Line: 23},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
-		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, GOGC: 200},
+		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, GOGC: 150},
 		Limits:  Limits{Burst: 1, Connections: 100000, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
 		Reload:  Reload{Watch: true, Debounce: 250 * time.Millisecond},
 		Tracing: Tracing{Exporter: "none", SampleRatio: 1},

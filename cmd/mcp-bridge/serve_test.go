@@ -300,7 +300,7 @@ func TestServeMemorySettings(t *testing.T) {
 	}{
 		{"the config's", "", []string{"--config", cfgFile}, []string{"go_gc_gogc_percent 250", "go_gc_gomemlimit_bytes 2.68435456e+08"}, http.StatusOK},
 		{"the environment wins", "80", []string{"--config", cfgFile}, []string{"go_gc_gogc_percent 80", "go_gc_gomemlimit_bytes 2.68435456e+08"}, http.StatusOK},
-		{"the defaults", "", []string{"--listen", "127.0.0.1:0"}, []string{"go_gc_gogc_percent 200", "go_gc_gomemlimit_bytes 9.223372036854776e+18"}, http.StatusNotFound},
+		{"the defaults", "", []string{"--listen", "127.0.0.1:0"}, []string{"go_gc_gogc_percent 150", "go_gc_gomemlimit_bytes 9.223372036854776e+18"}, http.StatusNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOGC", tc.gogc) // restored when the test ends
