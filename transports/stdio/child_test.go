@@ -40,13 +40,17 @@ func TestMain(m *testing.M) {
 }
 
 func runChild(mode string) int {
+	if mode == "stubborn" {
+		// Before the first line, which tells the test the child is set
+		// up: a SIGTERM right after it must find the signal ignored.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	wd, _ := os.Getwd()
 	fmt.Fprintf(os.Stderr, "child pid=%d dir=%s\n", os.Getpid(), wd)
 	switch mode {
 	case "echo":
 		return echo(os.Getenv(idEnv))
 	case "stubborn":
-		signal.Ignore(syscall.SIGTERM)
 		_, _ = bufio.NewReader(os.Stdin).ReadString(0)
 		time.Sleep(time.Hour)
 		return 0
