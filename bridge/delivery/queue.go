@@ -189,12 +189,7 @@ func (q *Queue) wakeWriter(start bool) {
 // and has the writer flush what the link kept; sendMu is held, and is
 // released.
 func (q *Queue) sendNow(it *Item) {
-	if !it.Expires.IsZero() && time.Now().After(it.Expires) {
-		q.sendMu.Unlock()
-		if q.opt.Expired != nil {
-			q.opt.Expired()
-		}
-		it.Fail(ErrExpired)
+	if q.dropExpired(it) {
 		return
 	}
 	start := time.Now().UnixNano()
@@ -237,6 +232,20 @@ func (q *Queue) length(n int) {
 	if q.opt.Length != nil {
 		q.opt.Length(n)
 	}
+}
+
+// dropExpired reports whether it expired before it could be sent; if so it
+// lets go of sendMu, which is held, and fails it.
+func (q *Queue) dropExpired(it *Item) bool {
+	if it.Expires.IsZero() || !time.Now().After(it.Expires) {
+		return false
+	}
+	q.sendMu.Unlock()
+	if q.opt.Expired != nil {
+		q.opt.Expired()
+	}
+	it.Fail(ErrExpired)
+	return true
 }
 
 // stuck is the error of a send the watchdog stopped, which failed with err.
@@ -309,12 +318,7 @@ func (q *Queue) write() {
 			<-q.wake
 			continue
 		}
-		if !it.Expires.IsZero() && time.Now().After(it.Expires) {
-			q.sendMu.Unlock()
-			if q.opt.Expired != nil {
-				q.opt.Expired()
-			}
-			it.Fail(ErrExpired)
+		if q.dropExpired(it) {
 			continue
 		}
 		start := time.Now().UnixNano()
