@@ -48,9 +48,11 @@ type Prompt interface {
 // Holder is implemented by links that can hold a message back to write
 // it with the next one: a writer with more messages waiting holds each but
 // the last, so that a burst costs the link one write to its peer. What is
-// held past a bound the link writes at once, waiting as Send does.
+// held past a bound the link writes at once, waiting as Send does; Flush
+// writes what is held (the messages after it were dropped, expired).
 type Holder interface {
 	Hold(ctx context.Context, out Outbound) error
+	Flush(ctx context.Context) error
 }
 
 // Outbound is one message on its way to a party.

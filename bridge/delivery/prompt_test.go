@@ -243,3 +243,29 @@ func TestPromptAndWriterTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldThenExpired: a message held for the next is written (flushed)
+// when the next one expired before its turn, not left with the link.
+func TestHoldThenExpired(t *testing.T) {
+	l := &holdLink{promptLink{gate: make(chan struct{}), flushed: make(chan struct{}, 1)}}
+	q, _ := newTestQueue(t, l, 10, 100, 5*time.Second)
+	put := func(f string, expires time.Time) {
+		t.Helper()
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(f)}, Level: NormalLevel, Expires: expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", time.Time{})
+	waitFor(t, func() bool { return q.Len() == 0 }) // the writer has a, at the gate
+	put("b", time.Time{})
+	put("c", time.Now().Add(-time.Second)) // expired: dropped at its turn
+	close(l.gate)
+	select {
+	case <-l.flushed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("b was held and never flushed: %q", l.messages())
+	}
+	if got, want := l.messages(), []string{"sent:a", "held:b"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}

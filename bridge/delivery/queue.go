@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -248,6 +249,19 @@ func (q *Queue) dropExpired(it *Item) bool {
 	return true
 }
 
+// flushLink runs flush (what the link kept or held) as a send the watchdog
+// watches, lets go of sendMu, which is held, and reports whether the
+// watchdog stopped it. A failed flush has lost the connection, which its
+// reader sees.
+func (q *Queue) flushLink(ctx context.Context, flush func(context.Context) error) (stopped bool) {
+	start := time.Now().UnixNano()
+	q.sending.Store(start)
+	_ = flush(ctx)
+	stopped = q.sendDone(start)
+	q.sendMu.Unlock()
+	return stopped
+}
+
 // stuck is the error of a send the watchdog stopped, which failed with err.
 func (q *Queue) stuck(err error) error {
 	return fmt.Errorf("no progress within the write timeout of %s: %w", q.opt.Watchdog.timeout, err)
@@ -292,21 +306,30 @@ func (q *Queue) write() {
 	defer q.opt.Watchdog.remove(q)
 	ctx, release := q.sendContext()
 	defer func() { release() }()
+	held := false // the link holds a message for the next
 	for {
 		q.sendMu.Lock()
+		var flush func(context.Context) error
 		if q.takeFlush() {
-			start := time.Now().UnixNano()
-			q.sending.Store(start)
-			_ = q.prompt.Flush(ctx) // a failed flush has lost the connection, which its reader sees
-			stopped := q.sendDone(start)
-			q.sendMu.Unlock()
-			if stopped {
+			flush = q.prompt.Flush // only a prompt send sets it
+		}
+		var it *Item
+		var more, ok bool
+		if flush == nil {
+			it, more, ok = q.take()
+			if !ok && held {
+				// What was held waited for messages that expired.
+				flush = q.holder.Flush
+			}
+		}
+		if flush != nil {
+			held = false
+			if q.flushLink(ctx, flush) {
 				release()
 				ctx, release = q.sendContext()
 			}
 			continue
 		}
-		it, more, ok := q.take()
 		if !ok {
 			q.sendMu.Unlock()
 			q.mu.Lock()
@@ -324,7 +347,7 @@ func (q *Queue) write() {
 		start := time.Now().UnixNano()
 		q.sending.Store(start)
 		var err error
-		if more && q.holder != nil {
+		if held = more && q.holder != nil; held {
 			err = q.holder.Hold(ctx, it.Out)
 		} else {
 			err = q.link.Send(ctx, it.Out)
