@@ -53,6 +53,13 @@ func TestBounds(t *testing.T) {
 	if got := metricValue(t, h, `bridge_table_dropped_total{table="pending_requests"}`); got != 2 {
 		t.Errorf("open requests dropped: %v, want 2", got)
 	}
+	// The agent's answers to the two given up come late; the count below
+	// includes them, so they must have come.
+	for deadline := time.Now().Add(wait); metricValue(t, h, "bridge_late_answers_total") < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the answers to the requests given up never came")
+		}
+	}
 
 	// 25 quick ones: with the six above, the agent's declaration and the
 	// late answers to the two given up, 34 messages for 20 entries.
