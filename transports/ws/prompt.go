@@ -3,7 +3,6 @@ package ws
 import (
 	"bufio"
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -205,11 +204,9 @@ type promptWriter struct {
 }
 
 func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	hj, ok := w.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("ws: the response cannot be hijacked")
-	}
-	c, brw, err := hj.Hijack()
+	// The controller finds the Hijacker under middleware's wrappers
+	// (Unwrap).
+	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
