@@ -1,9 +1,7 @@
 package console
 
 import (
-	"math"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -96,27 +94,17 @@ func (c *chart) read(now time.Time) totals {
 // quantile estimates the q-quantile, in milliseconds, of the requests
 // answered between prev and cur, as Prometheus's histogram_quantile does:
 // linearly within the bucket it falls in; the largest bound when it falls
-// past it.
+// past it. The bounds are the same at every sample (metrics.Totals).
 func quantile(q float64, prev, cur *totals) *float64 {
-	if !slices.Equal(prev.uppers, cur.uppers) && len(prev.uppers) > 0 {
-		return nil
-	}
-	total := float64(cur.count - prev.count)
-	rank := q * total
+	rank := q * float64(cur.count-prev.count)
 	below, lower := 0.0, 0.0
 	for i, upper := range cur.uppers {
-		n := float64(cur.cumulative[i])
-		if len(prev.cumulative) > 0 {
-			n -= float64(prev.cumulative[i])
-		}
+		n := float64(cur.cumulative[i] - prev.cumulative[i])
 		if n >= rank && n > below {
 			v := (lower + (upper-lower)*(rank-below)/(n-below)) * 1000
 			return &v
 		}
 		below, lower = n, upper
-	}
-	if len(cur.uppers) == 0 || math.IsInf(lower, 1) {
-		return nil
 	}
 	v := lower * 1000
 	return &v
