@@ -11,32 +11,21 @@ import (
 // runConfig checks serve config files, shows the effective config, or
 // prints the config's JSON Schema.
 func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	usage := func() int {
-		fmt.Fprintln(stderr, "usage: mcp-bridge config check [--mapping FILE]... FILE...")
-		fmt.Fprintln(stderr, "       mcp-bridge config show [--mapping FILE]... [FILE]")
-		fmt.Fprintln(stderr, "       mcp-bridge config schema")
-		return exitUsage
-	}
-	if len(args) == 0 {
-		return usage()
-	}
-	switch args[0] {
-	case "check":
-		return runConfigCheck(args[1:], stdout, stderr)
-	case "show":
-		return runConfigShow(args[1:], stdout, stderr)
-	case "schema":
-		if len(args) > 1 {
-			return usage()
-		}
-		_, _ = stdout.Write(config.Schema())
-		return exitOK
-	case "-h", "--help", "help":
-		usage()
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "mcp-bridge: config: unknown subcommand %q\n", args[0])
-	return usage()
+	return runSubcommand("config", []string{
+		"check [--mapping FILE]... FILE...",
+		"show [--mapping FILE]... [FILE]",
+		"schema",
+	}, map[string]subcommand{
+		"check": func(args []string, _ func() int) int { return runConfigCheck(args, stdout, stderr) },
+		"show":  func(args []string, _ func() int) int { return runConfigShow(args, stdout, stderr) },
+		"schema": func(args []string, usage func() int) int {
+			if len(args) > 0 {
+				return usage()
+			}
+			_, _ = stdout.Write(config.Schema())
+			return exitOK
+		},
+	}, args, stderr)
 }
 
 // runConfigCheck checks each file as serve would, with the mapping files it

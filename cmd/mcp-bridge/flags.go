@@ -20,6 +20,39 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// subcommand runs one subcommand of a command with its arguments; usage
+// prints the command's usage and returns exitUsage.
+type subcommand func(args []string, usage func() int) int
+
+// runSubcommand runs the subcommand of cmd that args name. With none, an
+// unknown one, or help asked for, it prints the usage made of synopses
+// (one per subcommand, without "mcp-bridge cmd").
+func runSubcommand(cmd string, synopses []string, subs map[string]subcommand, args []string, stderr io.Writer) int {
+	usage := func() int {
+		for i, s := range synopses {
+			lead := "usage:"
+			if i > 0 {
+				lead = "      "
+			}
+			fmt.Fprintf(stderr, "%s mcp-bridge %s %s\n", lead, cmd, s)
+		}
+		return exitUsage
+	}
+	if len(args) == 0 {
+		return usage()
+	}
+	if run, ok := subs[args[0]]; ok {
+		return run(args[1:], usage)
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage()
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "mcp-bridge: %s: unknown subcommand %q\n", cmd, args[0])
+	return usage()
+}
+
 // parseInterspersed parses flags that may come before, between or after the
 // positional arguments, and returns the positional ones. It reports whether
 // parsing succeeded and whether help was asked for.

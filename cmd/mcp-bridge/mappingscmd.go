@@ -51,25 +51,13 @@ func translator(files []string, stderr io.Writer) (*translate.Translator, bool) 
 }
 
 func runMappings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	usage := func() int {
-		fmt.Fprintln(stderr, "usage: mcp-bridge mappings check FILE...")
-		fmt.Fprintln(stderr, "       mcp-bridge mappings show [--dialect DIALECT] [--mapping FILE]...")
-		return exitUsage
-	}
-	if len(args) == 0 {
-		return usage()
-	}
-	switch args[0] {
-	case "check":
-		return runMappingsCheck(args[1:], stdout, stderr)
-	case "show":
-		return runMappingsShow(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		usage()
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "mcp-bridge: mappings: unknown subcommand %q\n", args[0])
-	return usage()
+	return runSubcommand("mappings", []string{
+		"check FILE...",
+		"show [--dialect DIALECT] [--mapping FILE]...",
+	}, map[string]subcommand{
+		"check": func(args []string, _ func() int) int { return runMappingsCheck(args, stdout, stderr) },
+		"show":  func(args []string, _ func() int) int { return runMappingsShow(args, stdout, stderr) },
+	}, args, stderr)
 }
 
 // runMappingsCheck layers each file over the defaults, in order, as
