@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
 
 // liveBridge is a real bridge (package server) serving on a loopback port.
@@ -28,31 +28,8 @@ func runBridge(t *testing.T, addr string, cfg *config.Config) *liveBridge {
 		cfg = config.Default()
 	}
 	cfg.Listen = addr
-	srv, err := server.New(cfg, nil, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln) }()
-	stopped := false
-	b := &liveBridge{srv: srv, addr: ln.Addr().String()}
-	b.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("bridge: %v", err)
-		}
-	}
-	t.Cleanup(b.stop)
-	return b
+	run := servertest.Start(t, cfg, servertest.Options{})
+	return &liveBridge{srv: run.Server, addr: run.Addr, stop: run.Stop}
 }
 
 // ready waits until the bridge lists id READY with tools declared tools.

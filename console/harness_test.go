@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
 
 // wait bounds every wait of these tests; no test measures time with it.
@@ -36,29 +36,10 @@ func start(t testing.TB, edit func(*config.Config)) *harness {
 	if edit != nil {
 		edit(cfg)
 	}
-	srv, err := server.New(cfg, nil, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("server: %v", err)
-			}
-		case <-time.After(wait):
-			t.Error("the server did not stop: a console stream held it up?")
-		}
-	})
-	h := &harness{t: t, srv: srv, addr: ln.Addr().String()}
+	// A server that does not stop fails the test: a console stream held
+	// it up.
+	run := servertest.Start(t, cfg, servertest.Options{})
+	h := &harness{t: t, srv: run.Server, addr: run.Addr}
 	// The console records the traffic while someone has it open: a
 	// viewer opens it first (without a token this does nothing, and the
 	// tests of tokens look at no traffic).

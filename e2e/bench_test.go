@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/tidwall/gjson"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -156,19 +157,8 @@ func bridgeHop(tb testing.TB, validate string, traced bool) (string, string) {
 		tb.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 		opts = append(opts, server.WithTracerProvider(tp))
 	}
-	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Run(ctx, ln); close(done) }()
-	tb.Cleanup(func() { cancel(); <-done })
-	base := "ws://" + ln.Addr().String()
+	run := servertest.Start(tb, cfg, servertest.Options{Server: opts, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	base := "ws://" + run.Addr
 	return base + "/ws/collab?agent=collab-req", base + "/ws/swarm?agent=swarm-agent"
 }
 

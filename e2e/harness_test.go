@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
 
 // wait bounds every wait of these tests; it is generous because CI
@@ -73,13 +74,11 @@ func responder(d string) string { return agent.SpellID(d, d+"-agent") }
 
 // harness is a running server on a loopback port.
 type harness struct {
-	t      testing.TB
-	srv    *server.Server
-	addr   string
-	logs   *syncBuffer
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
+	t    testing.TB
+	srv  *server.Server
+	addr string
+	logs *syncBuffer
+	run  *servertest.Server
 	// tls is the clients' side of a listener that speaks TLS (startTLS);
 	// nil for plain HTTP.
 	tls *tls.Config
@@ -106,39 +105,13 @@ func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server), o
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	srv, err := server.New(cfg, []string{am}, log, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prepare != nil {
-		prepare(srv)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{t: t, srv: srv, addr: ln.Addr().String(), logs: logs, cancel: cancel, done: make(chan error, 1)}
-	go func() { h.done <- srv.Run(ctx, ln) }()
-	t.Cleanup(h.stop)
-	return h
+	run := servertest.Start(t, cfg, servertest.Options{Mappings: []string{am}, Server: opts, Listening: prepare,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))})
+	return &harness{t: t, srv: run.Server, addr: run.Addr, logs: logs, run: run}
 }
 
 // stop shuts the server down and waits for it; later calls do nothing.
-func (h *harness) stop() { h.once.Do(h.shutdown) }
-
-func (h *harness) shutdown() {
-	h.cancel()
-	select {
-	case err := <-h.done:
-		if err != nil {
-			h.t.Errorf("server: %v", err)
-		}
-	case <-time.After(wait):
-		h.t.Error("server did not stop")
-	}
-}
+func (h *harness) stop() { h.run.Stop() }
 
 func (h *harness) wsURL() string {
 	if h.tls != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
-	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 )
@@ -100,30 +100,21 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 	if v := os.Getenv("MCPBENCH_VALIDATE"); v != "" {
 		cfg.Validate = v
 	}
-	srv, err := server.New(cfg, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Run(ctx, ln); close(done) }()
+	run := servertest.Start(b, cfg, servertest.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	srv := run.Server
 	tool := "adder__add"
 	if reference {
 		a, err := agent.New(agent.Options{ID: "swarm-agent", Dialect: "swarm"})
 		if err != nil {
 			b.Fatal(err)
 		}
+		ctx, cancel := context.WithCancel(context.Background())
 		agentDone := make(chan struct{})
-		go func() { defer close(agentDone); _ = a.Connect(ctx, "ws://"+ln.Addr().String(), "") }()
-		b.Cleanup(func() { cancel(); <-agentDone; <-done })
+		go func() { defer close(agentDone); _ = a.Connect(ctx, "ws://"+run.Addr, "") }()
+		b.Cleanup(func() { cancel(); <-agentDone }) // before the server stops
 		tool = "swarm-agent__add"
 	} else {
-		b.Cleanup(func() { cancel(); <-done })
-		leanAdder(b, "ws://"+ln.Addr().String())
+		leanAdder(b, "ws://"+run.Addr)
 	}
 	for deadline := time.Now().Add(wait); len(srv.Bridge().Tools()) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -137,7 +128,7 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 	// bridge is measured as the plain server is: a session with nothing new
 	// to hear.
 	time.Sleep(mcpface.Coalesce + 150*time.Millisecond)
-	return "http://" + ln.Addr().String() + "/mcp", tool
+	return "http://" + run.Addr + "/mcp", tool
 }
 
 func mcpSession(b *testing.B, url string) *mcp.ClientSession {

@@ -2,7 +2,6 @@ package sixth_test
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/mcp-bridge/mcp-bridge/loadgen"
 	"github.com/mcp-bridge/mcp-bridge/server"
+	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/tidwall/gjson"
 )
@@ -221,24 +221,8 @@ func startBridge(t *testing.T) (string, *server.Server) {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
-	srv, err := server.New(cfg, nil, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("the bridge: %v", err)
-		}
-	})
-	return "ws://" + ln.Addr().String(), srv
+	run := servertest.Start(t, cfg, servertest.Options{})
+	return "ws://" + run.Addr, run.Server
 }
 
 // runAgent connects a reference agent of dialect d as id until the test
