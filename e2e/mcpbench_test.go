@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,68 +30,154 @@ import (
 )
 
 // The MCP benchmarks, measured in one run: tools/call of an "add" tool
-// from a go-sdk client, through the bridge to a swarm reference agent on a
-// WebSocket, beside the same tool on a plain mcp-go server over streamable
-// HTTP. BenchmarkMCPCall reports the p50 and p99 of calls one at a time;
-// BenchmarkMCPThroughput calls/s with mcpWorkers calls in flight.
+// from a go-sdk client to a plain mcp-go server over streamable HTTP, to
+// the same server whose tool forwards each call over a WebSocket to an
+// agent and waits for its answer (the floor for any bridge: the round trip
+// to the agent and nothing else), and through the bridge to a swarm agent
+// on a WebSocket. BenchmarkMCPCall reports the p50 and p99 of calls one at
+// a time; BenchmarkMCPThroughput calls/s with mcpWorkers calls in flight,
+// and the CPU time of the process per call.
+//
+// Every side is started before any is measured: the client shares the
+// process, and its garbage (the go-sdk client allocates about 128 KB a
+// call) is collected at a pace set by the process's live heap, which the
+// bridge's compiled schemas and tables enlarge. Measured one after the
+// other, the first side would be measured in a smaller heap than the rest.
 
 // mcpWorkers is how many calls are in flight in the throughput benchmark.
 const mcpWorkers = 8
+
+// addTool is the add tool of the plain servers.
+var addTool = mcpgo.NewTool("add", mcpgo.WithDescription("Adds two numbers."),
+	mcpgo.WithNumber("a", mcpgo.Required()), mcpgo.WithNumber("b", mcpgo.Required()))
+
+// sumResult is the plain servers' answer, as the bridge's face words an
+// agent's {"sum":...}.
+func sumResult(sum float64) *mcpgo.CallToolResult {
+	return mcpgo.NewToolResultStructured(map[string]float64{"sum": sum}, fmt.Sprintf(`{"sum":%g}`, sum))
+}
 
 // plainMCP serves the add tool from a plain mcp-go server and returns its
 // URL and the tool's name.
 func plainMCP(b *testing.B) (string, string) {
 	s := mcpserver.NewMCPServer("plain", "1", mcpserver.WithToolCapabilities(true))
-	s.AddTool(mcpgo.NewTool("add", mcpgo.WithDescription("Adds two numbers."),
-		mcpgo.WithNumber("a", mcpgo.Required()), mcpgo.WithNumber("b", mcpgo.Required())),
-		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			sum := req.GetFloat("a", 0) + req.GetFloat("b", 0)
-			return mcpgo.NewToolResultStructured(map[string]float64{"sum": sum}, fmt.Sprintf(`{"sum":%g}`, sum)), nil
-		})
+	s.AddTool(addTool, func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		return sumResult(req.GetFloat("a", 0) + req.GetFloat("b", 0)), nil
+	})
 	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s))
 	b.Cleanup(srv.Close)
 	return srv.URL + "/mcp", "add"
 }
 
-// leanAdder is a swarm agent on a raw WebSocket that declares an add tool
-// in a handshake and answers each request with the sum, reading and
-// writing its JSON directly: as lean as the plain server's handler, so
-// that the benchmark measures the bridge, not an agent.
-func leanAdder(b *testing.B, url string) {
-	c := dialRaw(b, url+"/ws/swarm?agent=adder")
-	ctx := context.Background()
-	hello := `{"message_id":"hello-1","message_type":"handshake_request","sender_id":"adder","receiver_id":null,` +
-		`"timestamp":"2026-11-25T10:00:00Z","correlation_id":null,"priority":"normal",` +
-		`"payload":{"agent_id":"adder","agent_name":"adder","agent_role":"calculator","tools":["add"],"version":"1.0.0"}}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(hello)); err != nil {
-		b.Fatal(err)
-	}
+// hopMCP serves the add tool from a plain mcp-go server whose handler sends
+// each call as a swarm request over one WebSocket to the lean agent and
+// waits for its answer, and returns its URL and the tool's name.
+func hopMCP(b *testing.B) (string, string) {
+	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, err := websocket.Accept(w, r, nil); err == nil {
+			answerAdds(c)
+		}
+	}))
+	b.Cleanup(agentSrv.Close)
+	c := dialRaw(b, "ws"+strings.TrimPrefix(agentSrv.URL, "http"))
+	var (
+		mu      sync.Mutex
+		waiting = map[string]chan float64{}
+		seq     atomic.Int64
+	)
 	go func() {
 		for {
-			_, msg, err := c.Read(ctx)
+			_, msg, err := c.Read(context.Background())
 			if err != nil {
 				return
 			}
-			if gjson.GetBytes(msg, "message_type").String() != "request" {
-				continue
-			}
-			r := gjson.GetManyBytes(msg, "message_id", "sender_id", "payload.arguments.a", "payload.arguments.b")
-			w := jsonw.New(make([]byte, 0, 300))
-			w.Open()
-			w.StringField("message_id", "r-"+r[0].String())
-			w.StringField("message_type", "response")
-			w.StringField("sender_id", "adder")
-			w.StringField("receiver_id", r[1].String())
-			w.StringField("timestamp", "2026-11-25T10:00:00Z")
-			w.StringField("correlation_id", r[0].String())
-			w.Key("payload")
-			w.Raw(`{"success":true,"result":{"sum":` + strconv.FormatFloat(r[2].Float()+r[3].Float(), 'g', -1, 64) + `},"execution_time":0,"error":null}`)
-			w.Close()
-			if err := c.Write(ctx, websocket.MessageText, w.Buf); err != nil {
-				return
+			r := gjson.GetManyBytes(msg, "correlation_id", "payload.result.sum")
+			mu.Lock()
+			ch := waiting[r[0].String()]
+			delete(waiting, r[0].String())
+			mu.Unlock()
+			if ch != nil {
+				ch <- r[1].Float()
 			}
 		}
 	}()
+	s := mcpserver.NewMCPServer("hop", "1", mcpserver.WithToolCapabilities(true))
+	s.AddTool(addTool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		id := "hop-" + strconv.FormatInt(seq.Add(1), 10)
+		ch := make(chan float64, 1)
+		mu.Lock()
+		waiting[id] = ch
+		mu.Unlock()
+		w := jsonw.New(make([]byte, 0, 300))
+		w.Open()
+		w.StringField("message_id", id)
+		w.StringField("message_type", "request")
+		w.StringField("sender_id", "hop")
+		w.StringField("receiver_id", "adder")
+		w.StringField("timestamp", "2026-11-25T10:00:00Z")
+		w.Key("payload")
+		w.Raw(`{"tool_name":"add","arguments":{"a":` + strconv.FormatFloat(req.GetFloat("a", 0), 'g', -1, 64) +
+			`,"b":` + strconv.FormatFloat(req.GetFloat("b", 0), 'g', -1, 64) + `}}`)
+		w.Close()
+		if err := c.Write(ctx, websocket.MessageText, w.Buf); err != nil {
+			return nil, err
+		}
+		select {
+		case sum := <-ch:
+			return sumResult(sum), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s))
+	b.Cleanup(srv.Close)
+	return srv.URL + "/mcp", "add"
+}
+
+// leanAdder is a swarm agent on a raw WebSocket to the bridge that
+// declares an add tool in a handshake and answers each request with the
+// sum (answerAdds).
+func leanAdder(b *testing.B, url string) {
+	c := dialRaw(b, url+"/ws/swarm?agent=adder")
+	hello := `{"message_id":"hello-1","message_type":"handshake_request","sender_id":"adder","receiver_id":null,` +
+		`"timestamp":"2026-11-25T10:00:00Z","correlation_id":null,"priority":"normal",` +
+		`"payload":{"agent_id":"adder","agent_name":"adder","agent_role":"calculator","tools":["add"],"version":"1.0.0"}}`
+	if err := c.Write(context.Background(), websocket.MessageText, []byte(hello)); err != nil {
+		b.Fatal(err)
+	}
+	go answerAdds(c)
+}
+
+// answerAdds answers each swarm request arriving on c with the sum of its
+// arguments a and b, until c closes, reading and writing the JSON
+// directly: as lean as the plain server's handler, so that the benchmark
+// measures the bridge, not an agent.
+func answerAdds(c *websocket.Conn) {
+	ctx := context.Background()
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		if gjson.GetBytes(msg, "message_type").String() != "request" {
+			continue
+		}
+		r := gjson.GetManyBytes(msg, "message_id", "sender_id", "payload.arguments.a", "payload.arguments.b")
+		w := jsonw.New(make([]byte, 0, 300))
+		w.Open()
+		w.StringField("message_id", "r-"+r[0].String())
+		w.StringField("message_type", "response")
+		w.StringField("sender_id", "adder")
+		w.StringField("receiver_id", r[1].String())
+		w.StringField("timestamp", "2026-11-25T10:00:00Z")
+		w.StringField("correlation_id", r[0].String())
+		w.Key("payload")
+		w.Raw(`{"success":true,"result":{"sum":` + strconv.FormatFloat(r[2].Float()+r[3].Float(), 'g', -1, 64) + `},"execution_time":0,"error":null}`)
+		w.Close()
+		if err := c.Write(ctx, websocket.MessageText, w.Buf); err != nil {
+			return
+		}
+	}
 }
 
 // bridgeMCP runs the bridge with an agent serving add (the lean one, or
@@ -151,12 +240,26 @@ func callAdd(b *testing.B, s *mcp.ClientSession, tool string, i int) {
 	}
 }
 
-// mcpSides runs bench against the plain server, through the bridge to the
-// lean agent, and through the bridge to the swarm reference agent.
+// mcpSides starts every side, then runs bench against each: the plain
+// server, the plain server with a WebSocket hop, through the bridge to
+// the lean agent, and through the bridge to the swarm reference agent.
 func mcpSides(b *testing.B, bench func(b *testing.B, url, tool string)) {
-	b.Run("plain", func(b *testing.B) { url, tool := plainMCP(b); bench(b, url, tool) })
-	b.Run("bridge", func(b *testing.B) { url, tool := bridgeMCP(b, false); bench(b, url, tool) })
-	b.Run("bridge-reference-agent", func(b *testing.B) { url, tool := bridgeMCP(b, true); bench(b, url, tool) })
+	sides := []struct {
+		name  string
+		start func(*testing.B) (string, string)
+	}{
+		{"plain", plainMCP},
+		{"plain-ws-hop", hopMCP},
+		{"bridge", func(b *testing.B) (string, string) { return bridgeMCP(b, false) }},
+		{"bridge-reference-agent", func(b *testing.B) (string, string) { return bridgeMCP(b, true) }},
+	}
+	urls, tools := make([]string, len(sides)), make([]string, len(sides))
+	for i, side := range sides {
+		urls[i], tools[i] = side.start(b)
+	}
+	for i, side := range sides {
+		b.Run(side.name, func(b *testing.B) { bench(b, urls[i], tools[i]) })
+	}
 }
 
 // BenchmarkMCPCall is tools/call one at a time: p50 and p99 in µs.
@@ -192,7 +295,7 @@ func BenchmarkMCPThroughput(b *testing.B) {
 		n := int64(b.N)
 		var wg sync.WaitGroup
 		b.ResetTimer()
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for range mcpWorkers {
 			wg.Go(func() {
 				for i := next.Add(1); i <= n; i = next.Add(1) {
@@ -202,5 +305,15 @@ func BenchmarkMCPThroughput(b *testing.B) {
 		}
 		wg.Wait()
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "calls/s")
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(n), "cpu-µs/call")
 	})
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
