@@ -253,12 +253,9 @@ func (s *Session) receive(frame []byte) Receipt {
 	if cerr != nil {
 		return s.refuseFrame(frame, nil, cerr)
 	}
-	env, err := codec.Decode(frame)
-	if err != nil {
-		return s.refuseFrame(frame, undecoded(codec, frame), &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()})
-	}
-	if problems := b.validate(codec, frame); len(problems) > 0 {
-		return s.refuseFrame(frame, env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()})
+	env, e := b.read(codec, frame)
+	if e != nil {
+		return s.refuseFrame(frame, env, e)
 	}
 	if env.Receiver.Kind == canonical.AddressAgent && strings.EqualFold(env.Receiver.ID, dialects.Unknown) {
 		// An encoder's stand-in for a receiver its agent did not name.
@@ -354,6 +351,30 @@ func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem
 		return nil
 	}
 	return codec.Validate(frame)
+}
+
+// read decodes frame with codec and, unless the bridge only decodes,
+// validates it. A frame that fails both is refused for the decoder's error
+// (with undecoded's envelope to answer), one that only fails validation
+// for its problems, with its envelope. A frame that validates is JSON in
+// UTF-8 (Validate checks that first), and is decoded without checking it
+// again (dialects.DecodeValid).
+func (b *Bridge) read(codec dialects.Codec, frame []byte) (*canonical.Envelope, *canonical.Error) {
+	problems := b.validate(codec, frame)
+	var env *canonical.Envelope
+	var err error
+	if !b.decodeOnly && len(problems) == 0 {
+		env, err = dialects.DecodeValid(codec, frame)
+	} else {
+		env, err = codec.Decode(frame)
+	}
+	if err != nil {
+		return undecoded(codec, frame), &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
+	}
+	if len(problems) > 0 {
+		return env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()}
+	}
+	return env, nil
 }
 
 // Oversize answers a frame of size bytes that exceeds the limit; transports

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
+	"github.com/tidwall/gjson"
 )
 
 // Base is what every codec is built on: its vocabulary tables, a Reader
@@ -49,6 +50,33 @@ func (b *Base) Prepare() error { return b.schema.Err() }
 
 // CheckSchema validates msg against the dialect's JSON Schema.
 func (b *Base) CheckSchema(msg []byte) []Problem { return b.schema.Check(msg) }
+
+// StartRules starts a codec's Validate, as CheckRules does, asking the
+// schema's fast path first: a message it finds valid is JSON text in UTF-8,
+// so that check is not made again, and FinishRules has no schema problem
+// to add.
+func (b *Base) StartRules(msg []byte) (root gjson.Result, rules *Rules, ok bool) {
+	if b.schema.Vouches(msg) {
+		return gjson.ParseBytes(msg), &Rules{vouched: true}, true
+	}
+	return CheckRules(msg)
+}
+
+// FinishRules ends a codec's Validate begun with StartRules: the problems
+// its rules recorded, and the schema's on other paths (MergeProblems).
+func (b *Base) FinishRules(rules *Rules, msg []byte) []Problem {
+	return MergeProblems(rules.List, b.SchemaProblems(rules, msg))
+}
+
+// SchemaProblems returns what the dialect's JSON Schema finds wrong with
+// msg, whose Validate StartRules began: nothing when the fast path has
+// already found it valid.
+func (b *Base) SchemaProblems(rules *Rules, msg []byte) []Problem {
+	if rules.vouched {
+		return nil
+	}
+	return b.CheckSchema(msg)
+}
 
 // VocabularyKeyword marks a schema node whose enum is a vocabulary table's
 // words; its value is the table's kind.

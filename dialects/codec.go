@@ -3,9 +3,11 @@ package dialects
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/tidwall/gjson"
 )
 
 // Decoder turns one message of a dialect into a canonical envelope.
@@ -19,6 +21,27 @@ type Decoder interface {
 	// share its memory (no copy is made), so the caller must not modify
 	// msg afterwards. A caller that reuses its read buffer passes a copy.
 	Decode(msg []byte) (*canonical.Envelope, error)
+}
+
+// RootDecoder is a Decoder that can also decode a message from its parsed
+// root object, for a caller that has already checked it (DecodeValid).
+type RootDecoder interface {
+	// DecodeRoot decodes the message whose root is root, a JSON object
+	// read from text in UTF-8; it fails as Decode does, but for the
+	// check of that text.
+	DecodeRoot(root gjson.Result) (*canonical.Envelope, error)
+}
+
+// DecodeValid decodes msg, which c's Validate has found nothing wrong with,
+// and so which is JSON text in UTF-8: with a RootDecoder it does not check
+// that again. Otherwise, and for anything but an object, it is c.Decode.
+func DecodeValid(c Codec, msg []byte) (*canonical.Envelope, error) {
+	if rd, ok := c.(RootDecoder); ok {
+		if root := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg))); root.IsObject() {
+			return rd.DecodeRoot(root)
+		}
+	}
+	return c.Decode(msg)
 }
 
 // Encoder writes a canonical envelope as one message of a dialect.

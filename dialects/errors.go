@@ -117,6 +117,9 @@ func Check(c Codec, msg []byte) []Problem {
 // beside its schema.
 type Rules struct {
 	List []Problem
+	// vouched: the schema's fast path found the message valid
+	// (Base.StartRules).
+	vouched bool
 }
 
 // CheckRules starts checking msg against a dialect's rules: it returns the

@@ -83,6 +83,13 @@ func (s *Schema) Err() error {
 
 var printer = message.NewPrinter(language.English)
 
+// Vouches reports whether the fast path finds msg valid: msg is then JSON
+// text in UTF-8 (CheckInput finds nothing) and Check has no problem to
+// report.
+func (s *Schema) Vouches(msg []byte) bool {
+	return s.Err() == nil && s.fast.Check(msg) == schemafast.Valid
+}
+
 // Check validates msg and returns each failing leaf as a Problem located by
 // dotted JSON path, sorted by path.
 func (s *Schema) Check(msg []byte) []Problem {

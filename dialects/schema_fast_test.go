@@ -128,6 +128,11 @@ func compareFast(t *testing.T, what string, s *dialects.Schema, msg []byte, coun
 	if (got == schemafast.Valid) != (len(want) == 0) {
 		t.Errorf("%s, %s schema: fast path says %v, the library %v\nmessage: %.300q", what, s.Dialect, got, want, msg)
 	}
+	// A codec's Validate takes the fast path's Valid for CheckInput's
+	// (Base.StartRules).
+	if e := dialects.CheckInput(s.Dialect, msg); got == schemafast.Valid && e != nil {
+		t.Errorf("%s, %s schema: fast path says valid, CheckInput %v\nmessage: %.300q", what, s.Dialect, e, msg)
+	}
 }
 
 // TestFastSchemaAgrees compares the fast path with the library on every

@@ -14,13 +14,13 @@ var versionRE = regexp.MustCompile(`^\d+\.\d+$`)
 // schemas of v1.0 and v1.3 and the task assignment schema, in one) and the
 // rules the schema states less plainly or not at all.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
 	add := rules.Add
 	if !root.IsObject() {
-		return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+		return c.FinishRules(rules, msg)
 	}
 	if v := root.Get("protocol_version"); v.Type == gjson.String && !versionRE.MatchString(v.Str) {
 		add("protocol_version", "must look like \"1.0\" (major.minor), got %q", v.Str)
@@ -46,7 +46,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+	return c.FinishRules(rules, msg)
 }
 
 // Detect scores msg as bluelabel: a known type word or a protocol_version

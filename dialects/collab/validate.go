@@ -12,7 +12,7 @@ import (
 // that a schema cannot say as plainly: what a RESPONSE must carry and where
 // PUBLISH and BROADCAST may go.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
@@ -36,7 +36,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	case msgType == typeBroadcast && dest.Exists() && dest.Str != destinationAll:
 		add(prefix+"destination", "a BROADCAST goes to all agents: must be %q, got %s", destinationAll, dest.Raw)
 	}
-	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+	return c.FinishRules(rules, msg)
 }
 
 // validateResponse checks that a RESPONSE names the request it answers and

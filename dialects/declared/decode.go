@@ -18,6 +18,12 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.DecodeRoot(root)
+}
+
+// DecodeRoot decodes the message whose root object is root
+// (dialects.RootDecoder).
+func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	d := decoder{c: c, env: &canonical.Envelope{Origin: canonical.Origin{Dialect: c.Name()}}}
 	if err := d.object(c.root, root); err != nil {
 		return nil, err

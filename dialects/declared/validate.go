@@ -12,7 +12,7 @@ import (
 // detection marks are present (`sent_at: missing`), each mark with its
 // value; then the derived schema types every member.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
@@ -31,7 +31,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules.List, uncovered(c.CheckSchema(msg)))
+	return dialects.MergeProblems(rules.List, uncovered(c.SchemaProblems(rules, msg)))
 }
 
 // uncovered drops the schema's "missing property" problems: the rules

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -196,6 +197,7 @@ func testSample(t *testing.T, c dialects.Codec, s Sample, invalid bool) {
 	if c.Detect(s.Data) <= 0 {
 		t.Errorf("Detect does not recognise the sample")
 	}
+	checkDecodeValid(t, c, s.Data)
 	env, err := c.Decode(s.Data)
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
@@ -519,6 +521,7 @@ func Fuzz(f *testing.F, c dialects.Codec) {
 		f.Add(s.Data)
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
+		checkDecodeValid(t, c, msg)
 		env, err := c.Decode(msg)
 		if err != nil {
 			var de *dialects.Error
@@ -546,6 +549,24 @@ func Fuzz(f *testing.F, c dialects.Codec) {
 			}
 		}
 	})
+}
+
+// checkDecodeValid checks, for a msg that Validate finds nothing wrong
+// with, that it is JSON in UTF-8 (so that dialects.DecodeValid may skip that
+// check) and that DecodeValid reads it as Decode does.
+func checkDecodeValid(t *testing.T, c dialects.Codec, msg []byte) {
+	t.Helper()
+	if len(c.Validate(msg)) != 0 {
+		return
+	}
+	if e := dialects.CheckInput(c.Name(), msg); e != nil {
+		t.Fatalf("Validate found nothing wrong with a message CheckInput refuses: %v\n%q", e, msg)
+	}
+	want, werr := c.Decode(msg)
+	got, gerr := dialects.DecodeValid(c, msg)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("DecodeValid differs from Decode:\n got %+v, %v\nwant %+v, %v", got, gerr, want, werr)
+	}
 }
 
 // CompareConcepts checks that b has a's value for every concept in set that a holds

@@ -10,7 +10,7 @@ import (
 // include" rules: replies name the message they answer (spec 4.2-4.9), a
 // TASK_REQUEST names its task_type and an INFORM_RESULT its task_status.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
@@ -32,7 +32,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+	return c.FinishRules(rules, msg)
 }
 
 // nonEmpty reports whether v is a string with text.

@@ -12,6 +12,13 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.DecodeRoot(root)
+}
+
+// DecodeRoot decodes the message whose root object is root
+// (dialects.RootDecoder).
+func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
 	var msgType string
 	var hasTarget bool

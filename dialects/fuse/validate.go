@@ -12,7 +12,7 @@ import (
 // a schema cannot say as plainly. The envelope members (version, id, source,
 // timestamp) stay optional: the spec's own examples leave them out.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
@@ -20,7 +20,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	duplicates(root, "", add)
 	content := root.Get("content")
 	if !root.IsObject() || !content.IsObject() {
-		return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+		return c.FinishRules(rules, msg)
 	}
 	act, _ := c.Acts.Canonical(root.Get("messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
@@ -34,7 +34,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	case shapeResult:
 		c.validateResponse(root, content, add)
 	}
-	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+	return c.FinishRules(rules, msg)
 }
 
 // validateResponse checks that a response quotes its request, states how it

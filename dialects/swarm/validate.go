@@ -8,7 +8,7 @@ import (
 // Validate checks msg against the swarm schema and the rules of the upstream
 // validator that a schema cannot say as plainly.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := dialects.CheckRules(msg)
+	root, rules, ok := c.StartRules(msg)
 	if !ok {
 		return rules.List
 	}
@@ -26,7 +26,7 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	if t := root.Get("payload.timeout"); msgType == typeRequest && t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
 		add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
 	}
-	return dialects.MergeProblems(rules.List, c.CheckSchema(msg))
+	return c.FinishRules(rules, msg)
 }
 
 // Detect scores msg as swarm: message_type and sender_id are its marks.
