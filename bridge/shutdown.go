@@ -149,6 +149,14 @@ func (b *Bridge) allSessions() []*Session {
 	return out
 }
 
+// attached reports whether s is still attached to the bridge.
+func (b *Bridge) attached(s *Session) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	_, ok := b.sessions[s]
+	return ok
+}
+
 // waitFor polls done until it holds or ctx ends.
 func waitFor(ctx context.Context, done func() bool) {
 	t := time.NewTicker(5 * time.Millisecond)
