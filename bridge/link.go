@@ -17,6 +17,10 @@ type Outbound = delivery.Outbound
 // outside (delivery.Aborter).
 type Aborter = delivery.Aborter
 
+// ErrBusy is what a prompt link's SendNow returns while a write the queue
+// did not make may be waiting on the peer (delivery.ErrBusy).
+var ErrBusy = delivery.ErrBusy
+
 // Pinger is implemented by links that can check their peer is alive (a
 // WebSocket ping).
 type Pinger interface {

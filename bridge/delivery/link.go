@@ -39,7 +39,10 @@ type Aborter interface {
 // sparing the wake-up of its writer; the writer flushes what is left.
 type Prompt interface {
 	// SendNow delivers one message without waiting on the peer, and
-	// reports whether the link kept some of it for Flush.
+	// reports whether the link kept some of it for Flush. It returns
+	// ErrBusy, having written nothing, while a write the queue did not
+	// make (a control frame) may be waiting on the peer: the queue's
+	// writer then sends the message, and the caller goes on.
 	SendNow(out Outbound) (backlog bool, err error)
 	// Flush writes what SendNow kept, waiting on the peer as Send does.
 	Flush(ctx context.Context) error

@@ -16,6 +16,7 @@ type promptLink struct {
 	mu      sync.Mutex
 	got     []string
 	backlog bool
+	busy    bool // SendNow answers ErrBusy, taking nothing
 	flushed chan struct{}
 	gate    chan struct{}
 }
@@ -35,6 +36,12 @@ func (l *promptLink) Send(ctx context.Context, out Outbound) error {
 }
 
 func (l *promptLink) SendNow(out Outbound) (bool, error) {
+	l.mu.Lock()
+	busy := l.busy
+	l.mu.Unlock()
+	if busy {
+		return false, ErrBusy
+	}
 	l.record("now:" + string(out.Frame))
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -101,13 +108,7 @@ func TestPromptItems(t *testing.T) {
 		t.Fatal("the backlog was never flushed")
 	}
 	// Once the writer is done flushing (it lets go of the link).
-	waitFor(t, func() bool {
-		if !q.sendMu.TryLock() {
-			return false
-		}
-		q.sendMu.Unlock()
-		return true
-	})
+	waitFor(t, func() bool { return linkFree(q) })
 	if sent := put("f", true); !*sent {
 		t.Fatal("after the flush, a prompt item was not sent by Put")
 	}
@@ -135,6 +136,51 @@ func TestPromptBacklogHoldsLaterItems(t *testing.T) {
 	if got, want := l.messages(), []string{"now:a", "sent:b"}; !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+}
+
+// TestPromptBusy: a prompt item the link cannot take at once (ErrBusy) is
+// not lost and does not wait in Put: the writer sends it, before what was
+// put after it, and its sender is told it was sent.
+func TestPromptBusy(t *testing.T) {
+	l := &promptLink{flushed: make(chan struct{}, 1), gate: make(chan struct{}), busy: true}
+	q, _ := newTestQueue(t, l, 10, 100, 5*time.Second)
+	var sent sync.WaitGroup
+	for _, frame := range []string{"a", "b"} {
+		sent.Add(1)
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: true, Sent: sent.Done}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Put has returned with the writer held at the gate: nothing waited.
+	if got := l.messages(); len(got) != 0 {
+		t.Fatalf("a busy link took %q", got)
+	}
+	close(l.gate)
+	sent.Wait()
+	if got, want := l.messages(), []string{"sent:a", "sent:b"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// Once the link is free again, prompt items go straight to it.
+	l.mu.Lock()
+	l.busy = false
+	l.mu.Unlock()
+	waitFor(t, func() bool { return q.Len() == 0 && linkFree(q) })
+	done := false
+	if err := q.Put(&Item{Out: Outbound{Frame: []byte("c")}, Level: NormalLevel, Prompt: true, Sent: func() { done = true }}); err != nil {
+		t.Fatal(err)
+	}
+	if !done || l.messages()[2] != "now:c" {
+		t.Fatalf("after the link was free: sent %v, %q", done, l.messages())
+	}
+}
+
+// linkFree reports whether nobody is handing q's link a message.
+func linkFree(q *Queue) bool {
+	if !q.sendMu.TryLock() {
+		return false
+	}
+	q.sendMu.Unlock()
+	return true
 }
 
 func waitFor(t *testing.T, ok func() bool) {

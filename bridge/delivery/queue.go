@@ -45,6 +45,11 @@ var (
 	ErrDisconnect = errors.New("the agent disconnected")
 )
 
+// ErrBusy is a Prompt link's answer to SendNow while a write the queue did
+// not make may be waiting on the peer; the queue's writer sends the message
+// instead.
+var ErrBusy = errors.New("the link is busy with a write that may wait on its peer")
+
 // Budget bounds the messages all queues hold together. The zero value
 // holds nothing; NewBudget gives one a bound.
 type Budget struct {
@@ -65,6 +70,9 @@ func (b *Budget) reserve() bool {
 }
 
 func (b *Budget) release(n int) { b.queued.Add(-int64(n)) }
+
+// force counts one more message, past the bound if need be.
+func (b *Budget) force() { b.queued.Add(1) }
 
 // Len returns how many messages the budget's queues hold.
 func (b *Budget) Len() int { return int(b.queued.Load()) }
@@ -196,6 +204,11 @@ func (q *Queue) sendNow(it *Item) {
 	start := time.Now().UnixNano()
 	q.sending.Store(start)
 	backlog, err := q.prompt.SendNow(it.Out)
+	if errors.Is(err, ErrBusy) {
+		q.sendDone(start)
+		q.requeue(it)
+		return
+	}
 	if q.sendDone(start) && err != nil {
 		err = q.stuck(err)
 	}
@@ -217,6 +230,29 @@ func (q *Queue) sendNow(it *Item) {
 	case it.Sent != nil:
 		it.Sent()
 	}
+}
+
+// requeue puts it, which the link could not take at once (ErrBusy), first
+// in line for the writer and wakes it; sendMu is held, and is released
+// once it is queued, so that the writer finds it before anything put
+// after it.
+func (q *Queue) requeue(it *Item) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		q.sendMu.Unlock()
+		it.Fail(ErrDisconnect)
+		return
+	}
+	q.opt.Budget.force() // it was accepted: no bound refuses it now
+	q.q[it.Level] = append([]*Item{it}, q.q[it.Level]...)
+	q.n++
+	n, start := q.n, !q.started
+	q.started = true
+	q.mu.Unlock()
+	q.sendMu.Unlock()
+	q.length(n)
+	q.wakeWriter(start)
 }
 
 // Limit returns the queue's own bound.

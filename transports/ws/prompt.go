@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/coder/websocket"
@@ -35,6 +36,9 @@ type promptConn struct {
 	prompt  bool       // the writes under way must not block
 	hold    bool       // the writes under way wait for the next one
 	backlog []byte     // written but not yet taken by the socket
+	// waiting counts the writes under way that may wait on the peer: a
+	// prompt write does not start while there is one (writeNow).
+	waiting atomic.Int32
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -58,6 +62,8 @@ func newPromptConn(c net.Conn) *promptConn {
 }
 
 func (c *promptConn) Write(p []byte) (int, error) {
+	c.waiting.Add(1)
+	defer c.waiting.Add(-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.prompt {
@@ -127,8 +133,15 @@ func (c *promptConn) drain() error {
 }
 
 // writeNow runs write (a WebSocket write) with c's writes prompt, and
-// reports whether it left a backlog.
+// reports whether it left a backlog. While another write may be waiting on
+// the peer (a heartbeat's ping, a pong, a close frame: writes the queue
+// did not make, which hold the WebSocket's write lock and c.mu), it
+// returns bridge.ErrBusy at once rather than wait behind it. A write
+// that starts after this check finds c prompt, and does not wait.
 func (c *promptConn) writeNow(write func() error) (backlog bool, err error) {
+	if c.waiting.Load() > 0 {
+		return false, bridge.ErrBusy
+	}
 	c.mu.Lock()
 	c.prompt = true
 	c.mu.Unlock()

@@ -2,9 +2,18 @@ package ws
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 )
 
 // TestPromptConnOrder: over a real loopback connection whose peer does not
@@ -76,5 +85,99 @@ func TestPromptConnOrder(t *testing.T) {
 	c.Close()
 	if b := <-got; !bytes.Equal(b, want.Bytes()) {
 		t.Fatalf("the peer read %d bytes, want %d in order", len(b), want.Len())
+	}
+}
+
+// TestPromptSendBehindPing: over a real WebSocket whose peer stopped
+// reading, a heartbeat's ping blocked on the full socket holds the
+// connection's write; a prompt send then answers bridge.ErrBusy at once
+// instead of waiting behind it (its caller is another agent's reader).
+// Once the peer reads again, the ping is answered and prompt sends go
+// through.
+func TestPromptSendBehindPing(t *testing.T) {
+	links := make(chan promptLink, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pw := &promptWriter{ResponseWriter: w}
+		c, err := websocket.Accept(pw, r, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if pw.pc == nil {
+			t.Error("a loopback connection got no promptConn")
+			return
+		}
+		links <- promptLink{link{c}, pw.pc}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	peer, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.CloseNow()
+	peer.SetReadLimit(-1)
+	l := <-links
+	defer l.c.CloseNow()
+	// The bridge reads every connection: pongs arrive through the reader.
+	go func() {
+		for {
+			if _, _, err := l.c.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+
+	// Prompt sends until the socket is full and some are kept.
+	frame := bytes.Repeat([]byte("x"), 16<<10)
+	for i := 0; ; i++ {
+		if i == 10000 {
+			t.Fatal("the socket never filled")
+		}
+		backlog, err := l.SendNow(bridge.Outbound{Frame: frame})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if backlog {
+			break
+		}
+	}
+	pinged := make(chan error, 1)
+	go func() { pinged <- l.Ping(ctx) }()
+	for l.pc.waiting.Load() == 0 {
+		select {
+		case err := <-pinged:
+			t.Fatalf("the ping returned (%v) though the peer reads nothing", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	sent := make(chan error, 1)
+	go func() { _, err := l.SendNow(bridge.Outbound{Frame: []byte("behind the ping")}); sent <- err }()
+	select {
+	case err := <-sent:
+		if !errors.Is(err, bridge.ErrBusy) {
+			t.Fatalf("a prompt send behind the blocked ping: %v, want bridge.ErrBusy", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a prompt send waited behind the blocked ping")
+	}
+
+	// The peer reads again: it answers the ping, and takes what follows.
+	go func() {
+		for {
+			if _, _, err := peer.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	if err := <-pinged; err != nil {
+		t.Fatalf("the ping, once the peer read: %v", err)
+	}
+	if err := l.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.SendNow(bridge.Outbound{Frame: []byte("after")}); err != nil {
+		t.Fatalf("a prompt send once the peer reads: %v", err)
 	}
 }
