@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/tidwall/gjson"
@@ -71,11 +72,14 @@ func swarmResponse(req []byte) []byte {
 	return w.Buf
 }
 
-// bareHop forwards every message from /a to /b and back, untouched.
+// bareHop forwards every message from /a to /b and back, untouched, once
+// both sides are connected: a client's dial may return before the hop has
+// taken the other side's connection, and a message forwarded to nobody
+// would leave the benchmark waiting for its answer.
 func bareHop(tb testing.TB) string {
 	var mu sync.Mutex
 	conns := map[string]*websocket.Conn{}
-	ready := make(chan struct{}, 2)
+	both := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -85,20 +89,28 @@ func bareHop(tb testing.TB) string {
 		side := r.URL.Path
 		mu.Lock()
 		conns[side] = c
+		if len(conns) == 2 {
+			close(both)
+		}
 		mu.Unlock()
-		ready <- struct{}{}
 		other := map[string]string{"/a": "/b", "/b": "/a"}[side]
+		var o *websocket.Conn
 		for {
 			_, msg, err := c.Read(r.Context())
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			o := conns[other]
-			mu.Unlock()
-			if o != nil {
-				_ = o.Write(r.Context(), websocket.MessageText, msg)
+			if o == nil {
+				select {
+				case <-both:
+				case <-r.Context().Done():
+					return
+				}
+				mu.Lock()
+				o = conns[other]
+				mu.Unlock()
 			}
+			_ = o.Write(r.Context(), websocket.MessageText, msg)
 		}
 	}))
 	tb.Cleanup(srv.Close)
@@ -157,7 +169,7 @@ func bridgeHop(tb testing.TB, validate string, traced bool) (string, string) {
 		tb.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 		opts = append(opts, server.WithTracerProvider(tp))
 	}
-	run := servertest.Start(tb, cfg, servertest.Options{Server: opts, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	run := servertest.Start(tb, cfg, servertest.Options{Server: opts, Logger: slog.New(logjson.New(io.Discard, nil))})
 	base := "ws://" + run.Addr
 	return base + "/ws/collab?agent=collab-req", base + "/ws/swarm?agent=swarm-agent"
 }
