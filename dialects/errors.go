@@ -134,7 +134,13 @@ func CheckRules(msg []byte) (root gjson.Result, rules *Rules, ok bool) {
 	return gjson.ParseBytes(msg), rules, true
 }
 
-// Add records a problem at path.
+// Add records a problem at path. The problem keeps copies: path and args
+// may share the message's memory (Base.StartRules).
 func (r *Rules) Add(path, format string, args ...any) {
-	r.List = append(r.List, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	r.List = append(r.List, Problem{Path: strings.Clone(path), Message: fmt.Sprintf(format, args...)})
 }
+
+// Vouched reports whether the schema's fast path found the message valid
+// (Base.StartRules): it is then JSON in UTF-8 with no object member given
+// twice.
+func (r *Rules) Vouched() bool { return r.vouched }

@@ -18,7 +18,40 @@ func BenchmarkSchemaCheck(b *testing.B) { benchmarkCheck(b, (*dialects.Schema).C
 // as it was, to compare with on the same machine.
 func BenchmarkSchemaCheckBefore(b *testing.B) { benchmarkCheck(b, dialects.CheckBefore) }
 
+// BenchmarkValidate is a codec's whole Validate (its rules and its
+// schema), as the bridge runs it on every message it receives, on the same
+// messages.
+func BenchmarkValidate(b *testing.B) {
+	forBenchMessages(b, func(b *testing.B, c dialects.Codec, msg []byte) {
+		if err := c.(interface{ Prepare() error }).Prepare(); err != nil {
+			b.Fatal(err)
+		}
+		if p := c.Validate(msg); len(p) != 0 {
+			b.Fatalf("bench message does not validate: %v", p)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			c.Validate(msg)
+		}
+	})
+}
+
 func benchmarkCheck(b *testing.B, check func(*dialects.Schema, []byte) []dialects.Problem) {
+	forBenchMessages(b, func(b *testing.B, c dialects.Codec, msg []byte) {
+		s := dialects.NewSchema(c.Name(), c.Schema())
+		if p := check(s, msg); len(p) != 0 {
+			b.Fatalf("bench message does not validate: %v", p)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			check(s, msg)
+		}
+	})
+}
+
+// forBenchMessages runs bench for the translate benchmark message of each
+// built-in dialect, with its codec.
+func forBenchMessages(b *testing.B, bench func(b *testing.B, c dialects.Codec, msg []byte)) {
 	files, err := filepath.Glob("../translate/testdata/bench/*.json")
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no bench messages: %v", err)
@@ -34,15 +67,6 @@ func benchmarkCheck(b *testing.B, check func(*dialects.Schema, []byte) []dialect
 		if err != nil {
 			b.Fatal(err)
 		}
-		s := dialects.NewSchema(name, c.Schema())
-		if p := check(s, msg); len(p) != 0 {
-			b.Fatalf("%s: bench message does not validate: %v", name, p)
-		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				check(s, msg)
-			}
-		})
+		b.Run(name, func(b *testing.B) { bench(b, c, msg) })
 	}
 }

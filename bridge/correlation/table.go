@@ -8,7 +8,6 @@
 package correlation
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,8 +120,29 @@ func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 func (t *Table[R, V]) Limit() int { return max(t.limit, 0) }
 
 // NewToken returns a correlation token every dialect can carry as an id
-// (bluelabel's ids are upper case).
-func NewToken() string { return strings.ToUpper(uuid.NewString()) }
+// (bluelabel's ids are upper case): a random UUID in upper case.
+func NewToken() string {
+	const digits = "0123456789ABCDEF"
+	u := uuid.New()
+	var b [36]byte
+	j := 0
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = digits[c>>4], digits[c&0xf]
+		j += 2
+	}
+	return string(b[:])
+}
+
+func init() {
+	// A token is made for every request: its randomness is read from the
+	// system in batches (uuid's pool) rather than once per token. Tokens
+	// name requests to agents, which see them; they are not secrets.
+	uuid.EnableRandPool()
+}
 
 // Open records p under a new token, or under the token of the requester's
 // open request with the same task id, which p replaces, and arms its timer:

@@ -1,9 +1,11 @@
 package correlation
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -233,5 +235,34 @@ func TestTableLimit(t *testing.T) {
 		if _, _, evicted := tb.Open(p, time.Hour, func() {}); evicted != want {
 			t.Errorf("evicted %v, want %q", evicted, want.TaskID)
 		}
+	}
+}
+
+// TestNewToken: a token is a random UUID (version 4) in upper case, the
+// same text as uuid's in upper case, and no two are alike.
+func TestNewToken(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		tok := NewToken()
+		u, err := uuid.Parse(tok)
+		if err != nil {
+			t.Fatalf("%q: %v", tok, err)
+		}
+		if u.Version() != 4 || u.Variant() != uuid.RFC4122 {
+			t.Fatalf("%q: version %d, variant %s", tok, u.Version(), u.Variant())
+		}
+		if want := strings.ToUpper(u.String()); tok != want {
+			t.Fatalf("token %q, want %q", tok, want)
+		}
+		if seen[tok] {
+			t.Fatalf("%q twice", tok)
+		}
+		seen[tok] = true
+	}
+}
+
+func BenchmarkNewToken(b *testing.B) {
+	for b.Loop() {
+		_ = NewToken()
 	}
 }
