@@ -117,6 +117,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./$$d || exit $$?; \
 	done
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/logjson
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./dialects/schemafast

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
@@ -106,7 +107,7 @@ func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server), o
 	}
 	logs := &syncBuffer{}
 	run := servertest.Start(t, cfg, servertest.Options{Mappings: []string{am}, Server: opts, Listening: prepare,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))})
+		Logger: slog.New(logjson.New(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))})
 	return &harness{t: t, srv: run.Server, addr: run.Addr, logs: logs, run: run}
 }
 

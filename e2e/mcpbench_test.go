@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -189,7 +190,7 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 	if v := os.Getenv("MCPBENCH_VALIDATE"); v != "" {
 		cfg.Validate = v
 	}
-	run := servertest.Start(b, cfg, servertest.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	run := servertest.Start(b, cfg, servertest.Options{Logger: slog.New(logjson.New(io.Discard, nil))})
 	srv := run.Server
 	tool := "adder__add"
 	if reference {

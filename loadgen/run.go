@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
@@ -174,7 +175,7 @@ func instanceName(i int) string { return fmt.Sprintf("bench-%d", i+1) }
 // startBridge runs a bridge on cfg.
 func startBridge(cfg *config.Config, log *slog.Logger) (*running, error) {
 	if log == nil {
-		log = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		log = slog.New(logjson.New(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	srv, err := server.New(cfg, nil, log)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 )
 
 const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio | --listen ADDR) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... " +
@@ -88,7 +89,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge: --log-level: %q is not debug, info, warn or error\n", *level)
 		return exitUsage
 	}
-	base := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	base := slog.New(logjson.New(stderr, &slog.HandlerOptions{Level: lvl}))
 	var names []string
 	if *tools != "" {
 		for _, n := range strings.Split(*tools, ",") {

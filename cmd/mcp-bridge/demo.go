@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
@@ -41,7 +42,7 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *logs {
 		logOut = stderr
 	}
-	if err := playDemo(stdout, slog.New(slog.NewJSONHandler(logOut, nil))); err != nil {
+	if err := playDemo(stdout, slog.New(logjson.New(logOut, nil))); err != nil {
 		fmt.Fprintf(stderr, "mcp-bridge demo: %v\n", err)
 		return exitInvalid
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
@@ -69,7 +70,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var lv slog.LevelVar
 	lv.Set(cfg.LogLevel)
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: &lv}))
+	log := slog.New(logjson.New(stderr, &slog.HandlerOptions{Level: &lv}))
 	server.ApplyMemory(cfg.Memory, log)
 	srv, err := server.New(cfg, maps, log)
 	if err != nil {
