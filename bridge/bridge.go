@@ -122,7 +122,7 @@ type Bridge struct {
 	writers  *delivery.Watchdog // stops deliveries past the write timeout
 	mu       sync.RWMutex
 	sessions map[*Session]struct{}
-	closing  bool          // Shutdown has begun
+	closing  atomic.Bool   // Shutdown has begun; set under mu, read without it on the hot path
 	stopped  chan struct{} // closed by Shutdown: background loops end
 	rr       atomic.Uint64 // round robin over agents serving an operation
 	// In a cluster (cluster.go): the peer that reaches the other

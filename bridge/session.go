@@ -65,7 +65,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
 	}
 	b.mu.Lock()
-	if b.closing {
+	if b.closing.Load() {
 		b.mu.Unlock()
 		return nil, ErrShuttingDown
 	}

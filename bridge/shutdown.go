@@ -30,11 +30,11 @@ const ShutdownEvent = "SystemShutdown"
 // left unanswered.
 func (b *Bridge) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
-	if b.closing {
+	if b.closing.Load() {
 		b.mu.Unlock()
 		return nil
 	}
-	b.closing = true
+	b.closing.Store(true)
 	close(b.stopped)
 	b.mu.Unlock()
 	countdown := 0
@@ -122,11 +122,7 @@ func (b *Bridge) closingRefusal() *canonical.Error {
 func (b *Bridge) ShuttingDown() bool { return b.isClosing() }
 
 // isClosing reports whether Shutdown has begun.
-func (b *Bridge) isClosing() bool {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.closing
-}
+func (b *Bridge) isClosing() bool { return b.closing.Load() }
 
 // agentSessions returns the sessions that deliver to an agent.
 func (b *Bridge) agentSessions() []*Session {
