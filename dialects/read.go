@@ -38,6 +38,15 @@ func (r Reader) String(path string, v gjson.Result, nullOK bool) (string, error)
 	return "", r.typeErr(path, "a string", v)
 }
 
+// StringAt is String for the member key of the object at parent: the
+// member's path (Join) is made for an error only.
+func (r Reader) StringAt(parent, key string, v gjson.Result, nullOK bool) (string, error) {
+	if v.Type == gjson.String {
+		return Text(v), nil
+	}
+	return r.String(Join(parent, key), v, nullOK)
+}
+
 // Object checks that v is an object.
 func (r Reader) Object(path string, v gjson.Result) error {
 	if v.IsObject() {

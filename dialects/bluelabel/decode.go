@@ -221,7 +221,7 @@ func (c *Codec) payloadType(seen *members, parent, msgType string, v gjson.Resul
 	}
 	switch {
 	case v.Type != gjson.String:
-		_, err := c.Read.String(dialects.Join(parent, "type"), v, false)
+		_, err := c.Read.StringAt(parent, "type", v, false)
 		return err
 	case v.Str != msgType:
 		return c.Read.Errorf(dialects.Join(parent, "type"), "payload type %q does not match the message type %q", v.Str, msgType)
@@ -304,7 +304,7 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 // parent.key; an unknown word is an error listing the table's words.
 func (c *Codec) word(t *mappings.Table, what, parent, key string, v gjson.Result) (string, error) {
 	if v.Type != gjson.String {
-		_, err := c.Read.String(dialects.Join(parent, key), v, false)
+		_, err := c.Read.StringAt(parent, key, v, false)
 		return "", err
 	}
 	value, ok := t.Canonical(v.Str)
@@ -424,7 +424,7 @@ func (c *Codec) text(env *canonical.Envelope, seen *members, parent, key string,
 		return err
 	}
 	if v.Type != gjson.String { // the path is built only for the error
-		_, err := c.Read.String(dialects.Join(parent, key), v, false)
+		_, err := c.Read.StringAt(parent, key, v, false)
 		return err
 	}
 	s := v.Str

@@ -25,6 +25,16 @@ const (
 
 var headerKeys = [headerSize]string{"messageId", "correlationId", "type", "source", "destination", "timestamp", "priority", "ttl"}
 
+// headerPaths are the paths of the header members in a message with a
+// header object (headerKeys are theirs at the top level), made once
+// rather than for every member read.
+var headerPaths = func() (p [headerSize]string) {
+	for i, k := range headerKeys {
+		p[i] = "header." + k
+	}
+	return p
+}()
+
 // headerIndex returns the index of a header member's name, or -1.
 func headerIndex(key string) int {
 	switch key {
@@ -89,9 +99,9 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	}
 
 	var l layout
-	h, prefix, corrPath := &top, "", headerKeys[hCorrelationID]
+	h, paths, corrPath := &top, &headerKeys, headerKeys[hCorrelationID]
 	if hdrObj.Exists() {
-		h, prefix, corrPath = &hdr, "header.", "header."+headerKeys[hCorrelationID]
+		h, paths, corrPath = &hdr, &headerPaths, headerPaths[hCorrelationID]
 		hdrObj.ForEach(func(k, v gjson.Result) bool {
 			if i := headerIndex(k.Str); i >= 0 {
 				hdr[i] = v
@@ -115,7 +125,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 		l.flat = true
 	}
 
-	correlation, err := c.decodeHeader(env, h, prefix, corrPath)
+	correlation, err := c.decodeHeader(env, h, paths, corrPath)
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +152,12 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	return env, nil
 }
 
-// decodeHeader reads the header members; prefix is "header." or "" (flat),
-// corrPath where the correlationId was found. It returns the correlationId,
+// decodeHeader reads the header members; paths are their paths
+// (headerPaths, or headerKeys in the flat layout), corrPath where the
+// correlationId was found. It returns the correlationId,
 // which the act decides the meaning of.
-func (c *Codec) decodeHeader(env *canonical.Envelope, h *header, prefix, corrPath string) (string, error) {
-	path := func(i int) string { return prefix + headerKeys[i] }
+func (c *Codec) decodeHeader(env *canonical.Envelope, h *header, paths *[headerSize]string, corrPath string) (string, error) {
+	path := func(i int) string { return paths[i] }
 	if !h[hType].Exists() {
 		return "", c.Read.Errorf(path(hType), "missing (want one of %v)", c.Acts.Words())
 	}
@@ -241,7 +252,7 @@ func (c *Codec) decodeTrace(env *canonical.Envelope, v gjson.Result) error {
 			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
 			return true
 		}
-		if *id, err = c.Read.String("trace."+k.Str, v, false); err == nil && *id == "" {
+		if *id, err = c.Read.StringAt("trace", k.Str, v, false); err == nil && *id == "" {
 			// An empty id is no id: kept as written.
 			dialects.Keep(env, Name, "trace", dialects.Key(k), v.Raw)
 		}

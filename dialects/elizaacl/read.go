@@ -44,7 +44,7 @@ func (d *decoder) text(o *object, key string, v gjson.Result, nullOK bool) (stri
 	if err := d.once(o, key); err != nil {
 		return "", err
 	}
-	s, err := d.c.Read.String(dialects.Join(o.path, key), v, nullOK)
+	s, err := d.c.Read.StringAt(o.path, key, v, nullOK)
 	if err == nil && s == "" {
 		dialects.Keep(d.env, Name, o.path, key, v.Raw)
 	}
@@ -70,7 +70,7 @@ func (d *decoder) word(o *object, key string, v gjson.Result, nullOK bool) (stri
 		dialects.Keep(d.env, Name, o.path, key, v.Raw)
 		return "", false, nil
 	}
-	s, err := d.c.Read.String(dialects.Join(o.path, key), v, false)
+	s, err := d.c.Read.StringAt(o.path, key, v, false)
 	return s, err == nil, err
 }
 

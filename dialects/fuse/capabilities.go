@@ -50,7 +50,7 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 		switch k.Str {
 		case "id", "name", "description", "version":
 			var s string
-			s, err = c.Read.String(dialects.Join(path, k.Str), m, false)
+			s, err = c.Read.StringAt(path, k.Str, m, false)
 			if k.Str == "id" {
 				id = s
 			}

@@ -132,7 +132,7 @@ func (c *Codec) decodeDeclaration(env *canonical.Envelope, caps, topReq gjson.Re
 // carries no canonical value: it is kept as an extra member, so that it is
 // written back as it was.
 func (c *Codec) text(env *canonical.Envelope, parent, key string, v gjson.Result) (string, error) {
-	s, err := c.Read.String(dialects.Join(parent, key), v, false)
+	s, err := c.Read.StringAt(parent, key, v, false)
 	if err == nil && s == "" {
 		dialects.Keep(env, Name, parent, key, v.Raw)
 	}
@@ -188,7 +188,7 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 			lift = nil
 		}
 		if lift != nil {
-			*lift, err = c.Read.String("metadata."+k.Str, m, false)
+			*lift, err = c.Read.StringAt("metadata", k.Str, m, false)
 			lifted = lifted || *lift != ""
 		}
 		if k.Str == "traceparent" && m.Type == gjson.String {

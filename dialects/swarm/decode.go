@@ -137,7 +137,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 	var err error
 	// text reads a payload string member into dst, as Decode's text does.
 	text := func(k, v gjson.Result, bit layout, dst *string) {
-		if *dst, err = c.Read.String("payload."+k.Str, v, false); err == nil {
+		if *dst, err = c.Read.StringAt("payload", k.Str, v, false); err == nil {
 			if *dst == "" {
 				dialects.Keep(env, Name, "payload", dialects.Key(k), v.Raw)
 			} else {
