@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -60,7 +59,7 @@ func (b *Base) CheckSchema(msg []byte) []Problem { return b.schema.Check(msg) }
 // problems Rules.Add formats are.
 func (b *Base) StartRules(msg []byte) (root gjson.Result, rules *Rules, ok bool) {
 	if b.schema.Vouches(msg) {
-		return gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg))), &Rules{vouched: true}, true
+		return parseInPlace(msg), &Rules{vouched: true}, true
 	}
 	return CheckRules(msg)
 }

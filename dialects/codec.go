@@ -3,7 +3,6 @@ package dialects
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/google/uuid"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -37,7 +36,7 @@ type RootDecoder interface {
 // that again. Otherwise, and for anything but an object, it is c.Decode.
 func DecodeValid(c Codec, msg []byte) (*canonical.Envelope, error) {
 	if rd, ok := c.(RootDecoder); ok {
-		if root := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg))); root.IsObject() {
+		if root := parseInPlace(msg); root.IsObject() {
 			return rd.DecodeRoot(root)
 		}
 	}

@@ -19,11 +19,17 @@ func (r Reader) Parse(msg []byte) (gjson.Result, error) {
 	if err := CheckInput(r.Dialect, msg); err != nil {
 		return gjson.Result{}, err
 	}
-	v := gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg)))
+	v := parseInPlace(msg)
 	if !v.IsObject() {
 		return gjson.Result{}, &Error{Dialect: r.Dialect, Problem: "a message must be a JSON object, got " + TypeName(v)}
 	}
 	return v, nil
+}
+
+// parseInPlace parses msg without copying it: the result, and every value
+// read from it, shares msg's memory.
+func parseInPlace(msg []byte) gjson.Result {
+	return gjson.Parse(unsafe.String(unsafe.SliceData(msg), len(msg)))
 }
 
 // String returns v's text; v must be a string (null counts as absent when

@@ -89,36 +89,34 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		return h.inner.Handle(ctx, r)
 	}
 	bp := bufs.Get().(*[]byte)
+	b := (*bp)[:0]
 	defer func() {
-		if cap(*bp) <= maxPooled {
+		if cap(b) <= maxPooled {
+			*bp = b[:0]
 			bufs.Put(bp)
 		}
 	}()
-	b := append((*bp)[:0], '{')
+	b = append(b, '{')
 	if !t.IsZero() {
 		b = append(b, `"time":"`...)
 		b = t.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":`...)
-	b, ok := appendString(b, r.Level.String())
+	b = jsonw.AppendString(b, r.Level.String()) // "INFO", "WARN+2": plain ASCII
 	b = append(b, `,"msg":`...)
+	b, ok := appendString(b, r.Message)
 	if ok {
-		b, ok = appendString(b, r.Message)
-	}
-	b = append(b, h.attrs...)
-	if ok {
+		b = append(b, h.attrs...)
 		r.Attrs(func(a slog.Attr) bool {
 			b, ok = appendAttr(b, a)
 			return ok
 		})
 	}
-	*bp = b
 	if !ok {
 		return h.inner.Handle(ctx, r)
 	}
 	b = append(b, '}', '\n')
-	*bp = b
 	_, err := h.out.Write(b)
 	return err
 }
