@@ -6,12 +6,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/mcp-bridge/mcp-bridge/loadgen"
 )
 
-const benchSynopsis = "[--agents 100] [--pairs 200000] [--rate 0] [--window 8] [--validate schema|decode] [--payload 0] [--fail-every 0] [--timeout 5m] [--instances 1] [--external URL | --spawn] [--idle 0]"
+const benchSynopsis = "[--agents 100] [--pairs 200000] [--rate 0] [--window 8] [--validate schema|decode] [--payload 0] [--fail-every 0] [--timeout 5m] [--instances 1] [--external URL | --spawn] [--idle 0] [--cpuprofile FILE]"
 
 // runBench starts a bridge on a loopback port with agents of all five
 // dialects (or --instances bridges in a cluster, after one alone), drives
@@ -34,6 +35,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.External, "external", "", "drive the bridge that runs at this URL (http://HOST:PORT) in its own process, and report its memory and GC pauses")
 	spawn := fs.Bool("spawn", false, "start `mcp-bridge serve` as a child on a loopback port and drive it as --external")
 	fs.IntVar(&o.Idle, "idle", 0, "connect this many idle agents before the load, and report what each costs and how fast one still answers")
+	cpuprofile := fs.String("cpuprofile", "", "write the load generator's own CPU profile (not the bridge's) to this file")
 	fs.DurationVar(&o.Timeout, "timeout", loadgen.DefaultTimeout, "stop sending after this long; requests still open get "+loadgen.Grace.String()+" more")
 	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
 		if help {
@@ -72,6 +74,22 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge bench: the bridge at %s, %d agents, %d pairs ...\n", o.External, o.Agents, o.Pairs)
 	default:
 		fmt.Fprintf(stderr, "mcp-bridge bench: a bridge on loopback, %d agents, %d pairs ...\n", o.Agents, o.Pairs)
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcp-bridge bench: --cpuprofile: %v\n", err)
+			return exitInvalid
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(stderr, "mcp-bridge bench: --cpuprofile: %v\n", err)
+			}
+		}()
 	}
 	rep, err := loadgen.Run(ctx, o)
 	if rep.Pairs > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,6 +113,7 @@ func TestBenchOwnProcess(t *testing.T) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		waitExit(t, cmd, errOut)
 	}()
+	profile := filepath.Join(t.TempDir(), "bench.prof")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -121,6 +123,8 @@ func TestBenchOwnProcess(t *testing.T) {
 			[]string{"its own process: RSS", "collections during the load", "50 agents connected", "KB resident", "a request to one of them: p50", "\nPASS: "}},
 		{"external", []string{"--external", "http://" + addr, "--agents", "10", "--pairs", "300"},
 			[]string{"its own process: RSS", "300 completed", "\nPASS: "}},
+		{"a profile of the load generator", []string{"--external", "http://" + addr, "--agents", "10", "--pairs", "300", "--cpuprofile", profile},
+			[]string{"300 completed", "\nPASS: "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, stderr bytes.Buffer
@@ -134,7 +138,16 @@ func TestBenchOwnProcess(t *testing.T) {
 			}
 		})
 	}
+	// The load generator's profile: gzipped protobuf, and not empty.
+	if b, err := os.ReadFile(profile); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--cpuprofile wrote %d bytes (%v), want a gzipped profile", len(b), err)
+	}
 	var out, stderr bytes.Buffer
+	if code := runBench([]string{"--cpuprofile", filepath.Join(t.TempDir(), "no", "such.prof"), "--pairs", "10"}, strings.NewReader(""), &out, &stderr); code != exitInvalid ||
+		!strings.Contains(stderr.String(), "bench: --cpuprofile: open ") || out.Len() > 0 {
+		t.Errorf("a profile that cannot be written: exit %d, stdout %q, stderr %s", code, out.String(), stderr.String())
+	}
+	stderr.Reset()
 	if code := runBench([]string{"--spawn", "--external", "http://" + addr}, strings.NewReader(""), &out, &stderr); code != exitUsage {
 		t.Errorf("--spawn with --external: exit %d, want %d", code, exitUsage)
 	}

@@ -39,6 +39,16 @@ type promptConn struct {
 	// waiting counts the writes under way that may wait on the peer: a
 	// prompt write does not start while there is one (writeNow).
 	waiting atomic.Int32
+
+	// What tryWrite (under mu) and unread (on the reader's goroutine
+	// only) hand the socket and get back, with the functions that do it,
+	// made once so that neither call allocates.
+	out    []byte
+	outN   int
+	outErr error
+	writeP func(fd uintptr) bool
+	inq    int
+	inqP   func(fd uintptr)
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -58,7 +68,9 @@ func newPromptConn(c net.Conn) *promptConn {
 	if err != nil {
 		return nil
 	}
-	return &promptConn{Conn: c, raw: raw}
+	pc := &promptConn{Conn: c, raw: raw}
+	pc.writeP, pc.inqP = pc.writeOut, pc.readInq
+	return pc
 }
 
 func (c *promptConn) Write(p []byte) (int, error) {
@@ -98,16 +110,10 @@ func (c *promptConn) Write(p []byte) (int, error) {
 
 // tryWrite writes what of p the socket takes without waiting.
 func (c *promptConn) tryWrite(p []byte) (int, error) {
-	var n int
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		for {
-			n, werr = syscall.Write(int(fd), p)
-			if werr != syscall.EINTR {
-				return true
-			}
-		}
-	})
+	c.out = p
+	err := c.raw.Write(c.writeP)
+	n, werr := c.outN, c.outErr
+	c.out, c.outErr = nil, nil
 	switch {
 	case err != nil:
 		return 0, err
@@ -117,6 +123,17 @@ func (c *promptConn) tryWrite(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: werr}
 	}
 	return n, nil
+}
+
+// writeOut writes c.out to the socket fd once, without waiting, into
+// c.outN and c.outErr.
+func (c *promptConn) writeOut(fd uintptr) bool {
+	for {
+		c.outN, c.outErr = syscall.Write(int(fd), c.out)
+		if c.outErr != syscall.EINTR {
+			return true
+		}
+	}
 }
 
 // drain writes the backlog, waiting on the peer; c.mu is held.
@@ -156,11 +173,14 @@ func (c *promptConn) writeNow(write func() error) (backlog bool, err error) {
 // unread returns how many bytes have arrived on the socket and wait to be
 // read, 0 when it cannot tell.
 func (c *promptConn) unread() int {
-	var n int
-	_ = c.raw.Control(func(fd uintptr) {
-		n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
-	})
-	return n
+	c.inq = 0
+	_ = c.raw.Control(c.inqP)
+	return c.inq
+}
+
+// readInq sets c.inq to how many bytes wait on the socket fd.
+func (c *promptConn) readInq(fd uintptr) {
+	c.inq, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ)
 }
 
 // writeHeld runs write (a WebSocket write) with c's writes held back for

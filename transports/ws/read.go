@@ -23,13 +23,16 @@ const hardLimitFactor = 16
 func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, buffered func() int) error {
 	c.SetReadLimit(int64(max) * hardLimitFactor)
 	var buf bytes.Buffer
+	var lr io.LimitedReader // one for every message: io.LimitReader would allocate
 	for {
 		_, r, err := c.Reader(ctx)
 		if err != nil {
 			return err
 		}
 		buf.Reset()
-		n, err := buf.ReadFrom(io.LimitReader(r, int64(max)+1))
+		lr.R, lr.N = r, int64(max)+1
+		n, err := buf.ReadFrom(&lr)
+		lr.R = nil
 		if err != nil {
 			return err
 		}
