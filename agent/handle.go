@@ -100,7 +100,12 @@ func (a *Agent) replyTo(req *canonical.Envelope, act canonical.Act) *canonical.E
 		CorrelationID:  req.CorrelationID,
 		ConversationID: req.ConversationID,
 		SessionID:      req.SessionID,
+		Priority:       req.Priority,
 		Trace:          canonical.Trace{TraceID: req.Trace.TraceID},
+	}
+	if req.Trace.TraceID != "" && req.Trace.SpanID != "" {
+		// A span of its own, child of the request's.
+		r.Trace.SpanID, r.Trace.ParentSpanID = canonical.NewSpanID(), req.Trace.SpanID
 	}
 	if r.InReplyTo == "" {
 		r.InReplyTo = req.ID
@@ -112,8 +117,12 @@ func (a *Agent) replyTo(req *canonical.Envelope, act canonical.Act) *canonical.E
 }
 
 // frames encodes env as the frames to send: none when the dialect cannot
-// write it (logged).
+// write it (logged). An error says whether it is worth retrying where its
+// code tells.
 func (a *Agent) frames(env *canonical.Envelope) [][]byte {
+	if env.Error != nil {
+		env.Error = env.Error.SayRetryable()
+	}
 	frame, err := a.encode(env)
 	if err != nil {
 		a.log.Warn("agent: cannot write a reply", "act", string(env.Act), "error", err.Error())

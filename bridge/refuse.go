@@ -105,7 +105,7 @@ func errorReply(env *canonical.Envelope, e *canonical.Error) *canonical.Envelope
 	reply := &canonical.Envelope{
 		Act:     actFor(e.Code),
 		Outcome: canonical.OutcomeFailure,
-		Error:   e,
+		Error:   e.SayRetryable(),
 	}
 	if env != nil {
 		correlate(reply, env)

@@ -92,7 +92,7 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope, prompt bool) {
 	}
 	out := *env
 	b.tapCopy(env, &out)
-	p.Restore(&out)
+	b.restore(p, &out)
 	b.toRequester(p, &out, final, false, prompt, "answer")
 	if final {
 		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
@@ -166,7 +166,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first d
 		ID: env.ID, ReplyWith: env.ReplyWith, CorrelationID: env.CorrelationID, TaskID: env.TaskID,
 		Sender:   canonical.Party{ID: env.Sender.ID, Name: env.Sender.Name},
 		Receiver: t.Agent, Start: now, Trace: env.Trace,
-		Level: delivery.LevelOf(env.Priority),
+		Priority: env.Priority, Level: delivery.LevelOf(env.Priority),
 	}
 	p.DedupeKey = first
 	if tr := b.tracer; tr != nil {
@@ -282,9 +282,9 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 		Act:     actFor(e.Code),
 		Sender:  canonical.Party{ID: p.Receiver.ID()},
 		Outcome: canonical.OutcomeFailure,
-		Error:   e,
+		Error:   e.SayRetryable(),
 	}
-	p.Restore(env)
+	b.restore(p, env)
 	b.toRequester(p, env, true, true, false, "error")
 	b.metrics.Errored(p.Sender.ID, e.Code)
 	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
@@ -293,11 +293,22 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 	}
 }
 
+// restore writes p's correlation values into env, bound for p's requester
+// (correlation.Request.Restore). A message that Restore made a child of
+// the request's span gets a span of its own: the tracer's deliver span
+// when traces are on, else a fresh span id (collab: "SpanID: unique per
+// message").
+func (b *Bridge) restore(p *pending, env *canonical.Envelope) {
+	if p.Restore(env) && b.tracer == nil {
+		env.Trace.SpanID = canonical.NewSpanID()
+	}
+}
+
 // acknowledge tells p's requester its request is being delivered (an
 // accept), for a receiver whose dialect has no accept of its own.
 func (b *Bridge) acknowledge(p *pending) {
 	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.Receiver.ID()}}
-	p.Restore(env)
+	b.restore(p, env)
 	if _, err := p.Requester.deliver(&outgoing{env: env, byBridge: true, failed: b.unsent("accept", p.Requester, env)}); err != nil {
 		b.log.Warn("accept not delivered", "requester", p.Sender.ID, "error", err.Message)
 	}

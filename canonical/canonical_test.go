@@ -171,3 +171,59 @@ func TestTimestampZone(t *testing.T) {
 		t.Error("an offset without a colon is not RFC 3339")
 	}
 }
+
+// TestKnownRetryable: the codes that say whether to retry, and the two
+// that may go either way.
+func TestKnownRetryable(t *testing.T) {
+	want := map[ErrorCode][2]bool{ // retryable, known
+		ErrTimeout: {true, true}, ErrUnavailable: {true, true}, ErrRateLimited: {true, true},
+		ErrInvalidMessage: {false, true}, ErrInvalidArguments: {false, true}, ErrNotFound: {false, true},
+		ErrUnauthorized: {false, true}, ErrRejected: {false, true}, ErrTooLarge: {false, true},
+		ErrExecutionFailed: {false, false}, ErrInternal: {false, false}, "": {false, false},
+	}
+	for _, c := range append(ErrorCodes, "") {
+		r, ok := c.KnownRetryable()
+		if w, listed := want[c]; !listed || [2]bool{r, ok} != w {
+			t.Errorf("%q: retryable %v, known %v; want %v (listed %v)", c, r, ok, w, listed)
+		}
+		if ok && r != c.Retryable() {
+			t.Errorf("%q: KnownRetryable %v, Retryable %v", c, r, c.Retryable())
+		}
+	}
+}
+
+// TestNewSpanID: W3C span ids, none repeated.
+func TestNewSpanID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 10000 {
+		id := NewSpanID()
+		if !IsSpanID(id) || seen[id] {
+			t.Fatalf("span id %q: W3C %v, seen before %v", id, IsSpanID(id), seen[id])
+		}
+		seen[id] = true
+	}
+}
+
+// TestSayRetryable: an error says whether to retry where its code tells,
+// in a copy; what it says itself, or a code that does not tell, stays.
+func TestSayRetryable(t *testing.T) {
+	yes := true
+	for _, tc := range []struct {
+		e    *Error
+		want *bool // nil: not said
+		same bool  // e itself comes back
+	}{
+		{&Error{Code: ErrTimeout}, &yes, false},
+		{&Error{Code: ErrNotFound}, new(bool), false},
+		{&Error{Code: ErrNotFound, Retryable: &yes}, &yes, true},
+		{&Error{Code: ErrInternal}, nil, true},
+	} {
+		got := tc.e.SayRetryable()
+		if (got == tc.e) != tc.same || (got.Retryable == nil) != (tc.want == nil) || (tc.want != nil && *got.Retryable != *tc.want) {
+			t.Errorf("%s: retryable %v (same %v)", tc.e.Code, got.Retryable, got == tc.e)
+		}
+		if !tc.same && tc.e.Retryable != nil {
+			t.Errorf("%s: changed the error it was given", tc.e.Code)
+		}
+	}
+}

@@ -228,6 +228,23 @@ func (e *Error) Error() string {
 	return string(e.Code) + ": " + e.Message
 }
 
+// SayRetryable returns e saying whether it is worth retrying, where its
+// code tells (ErrorCode.KnownRetryable) and e does not say: a copy of e
+// then, else e itself. Dialects whose errors carry the flag (collab's
+// body.error.retryable, bluelabel's payload.retryable) want it said.
+func (e *Error) SayRetryable() *Error {
+	if e.Retryable != nil {
+		return e
+	}
+	r, ok := e.Code.KnownRetryable()
+	if !ok {
+		return e
+	}
+	c := *e
+	c.Retryable = &r
+	return &c
+}
+
 // Capabilities are what an agent can do.
 type Capabilities struct {
 	// Tools are the operations the agent offers.

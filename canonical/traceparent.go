@@ -1,6 +1,10 @@
 package canonical
 
-import "strings"
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
 
 // W3C trace context (https://www.w3.org/TR/trace-context/): the
 // traceparent header, version-traceid-parentid-flags, which HTTP carries
@@ -78,4 +82,12 @@ func isHex(s string, n int) bool {
 		}
 	}
 	return true
+}
+
+// NewSpanID returns a random W3C span id (16 lower-case hex digits, not all
+// zero), for a message that starts a span of its own. It is unique, not
+// secret.
+func NewSpanID() string {
+	n := rand.Uint64() | 1<<60 // 16 digits, never all zero
+	return strconv.FormatUint(n, 16)
 }

@@ -46,6 +46,21 @@ func (a Act) IsReply() bool {
 	return false
 }
 
+// KnownRetryable reports whether an error of this code is worth retrying
+// (retryable), and whether the code alone tells (ok): a timeout, an
+// unavailable receiver or a rate limit is; a malformed or refused message,
+// a missing operation or a forbidden one is not; an execution failure or
+// an internal error may be either.
+func (c ErrorCode) KnownRetryable() (retryable, ok bool) {
+	switch c {
+	case ErrTimeout, ErrUnavailable, ErrRateLimited:
+		return true, true
+	case ErrInvalidMessage, ErrInvalidArguments, ErrNotFound, ErrUnauthorized, ErrRejected, ErrTooLarge:
+		return false, true
+	}
+	return false, false
+}
+
 // IsError reports whether the act carries an Error.
 func (a Act) IsError() bool {
 	return a == ActRefuse || a == ActFailure || a == ActNotUnderstood

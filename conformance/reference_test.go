@@ -20,8 +20,8 @@ var referenceSkips = map[string]string{
 // referenceWarnings are the SHOULDs each reference agent does not meet.
 var referenceWarnings = map[string][]string{
 	"elizaacl":  {"elizaacl.conversation.accept", "elizaacl.unknown_performative.not_understood"},
-	"collab":    {"collab.error.retryable", "collab.priority.kept", "collab.trace.parent"},
-	"bluelabel": {"bluelabel.error.retryable", "bluelabel.invalid.refused"},
+	"collab":    nil,
+	"bluelabel": {"bluelabel.invalid.refused"},
 	"fuse":      {"fuse.capabilities.versioned"},
 	"swarm":     nil,
 }

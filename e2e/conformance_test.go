@@ -18,13 +18,16 @@ var bridgeWarnings = map[string]map[string]string{
 	// message_id, read where the dialect's record says it is:
 	// elizaacl.unknown_performative.not_understood passes.
 	"elizaacl": {},
+	// An answer from a dialect with no trace or priority takes the
+	// request's, as a child of its span: collab.trace.parent and
+	// collab.priority.kept pass; so does bluelabel.error.retryable, the
+	// collab agent behind saying its unknown operation is not worth retrying.
 	"collab": {
-		// neither the bridge nor the reference agent carries these
-		"collab.trace.parent":    "no parent span",
-		"collab.priority.kept":   "no priority",
+		// The elizaacl agent behind says so too, but its FAILURE cannot
+		// carry the flag, nor the not-found code that would tell it.
 		"collab.error.retryable": "no retryable",
 	},
-	"bluelabel": {"bluelabel.error.retryable": "no retryable"},
+	"bluelabel": {},
 	"fuse":      {"fuse.capabilities.versioned": "no capability version"},
 	// An event to an agent whose dialect has no event (the elizaacl agent
 	// behind collab, the bluelabel agent behind swarm) is skipped with a log

@@ -37,9 +37,11 @@ type Request[R, V comparable] struct {
 	// (with the party's id canonical).
 	ID, ReplyWith, CorrelationID, TaskID string
 	Sender                               canonical.Party
-	// Trace is the request's trace context, given back to an answer from
-	// a dialect that could not carry it.
+	// Trace is the request's trace context: an answer from a dialect that
+	// could not carry it is made a child of its span.
 	Trace canonical.Trace
+	// Priority is the request's: an answer that names none takes it.
+	Priority canonical.Priority
 	// Span, when set, ends the request's trace span, with the error that
 	// answered it, if any.
 	Span func(e *canonical.Error)
@@ -70,15 +72,27 @@ type Request[R, V comparable] struct {
 type DedupeKey [2]uint64
 
 // Restore writes the requester's correlation values into a message bound
-// for it: the reply names what the requester expects to see.
-func (p *Request[R, V]) Restore(env *canonical.Envelope) {
+// for it: the reply names what the requester expects to see. A reply with
+// no trace joins the request's, as a child of its span (with no span of
+// its own, which Restore reports by returning true: the caller gives it
+// one); a reply with no priority takes the request's, so that a
+// high-priority request is not answered at a lower one.
+func (p *Request[R, V]) Restore(env *canonical.Envelope) (childSpan bool) {
 	env.InReplyTo = FirstOf(p.ReplyWith, p.ID, p.TaskID, p.CorrelationID)
 	env.CorrelationID = p.CorrelationID
 	env.TaskID = p.TaskID
 	env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: p.Sender.ID, Name: p.Sender.Name}
-	if env.Trace.TraceID == "" {
-		env.Trace = p.Trace
+	if env.Priority == 0 {
+		env.Priority = p.Priority
 	}
+	if env.Trace.TraceID != "" {
+		return false
+	}
+	env.Trace = canonical.Trace{TraceID: p.Trace.TraceID, ParentSpanID: p.Trace.SpanID}
+	if p.Trace.SpanID == "" {
+		env.Trace.ParentSpanID = p.Trace.ParentSpanID // the request's own parent, as before: no span to be a child of
+	}
+	return p.Trace.TraceID != "" && p.Trace.SpanID != ""
 }
 
 // requesterKey finds the open request a requester's follow-up belongs to:

@@ -172,6 +172,41 @@ func TestRestore(t *testing.T) {
 	}
 }
 
+// TestRestoreTraceAndPriority: a reply with no trace becomes a child of the
+// request's span, and one with no priority takes the request's; what the
+// reply carries itself stays.
+func TestRestoreTraceAndPriority(t *testing.T) {
+	span := canonical.Trace{TraceID: "tr", SpanID: "sp", ParentSpanID: "up"}
+	for _, tc := range []struct {
+		name      string
+		request   canonical.Trace
+		priority  canonical.Priority
+		reply     canonical.Envelope
+		want      canonical.Trace
+		wantPrio  canonical.Priority
+		wantChild bool
+	}{
+		{"a child of the request's span", span, canonical.PriorityHigh, canonical.Envelope{},
+			canonical.Trace{TraceID: "tr", ParentSpanID: "sp"}, canonical.PriorityHigh, true},
+		{"the reply's own trace and priority", span, canonical.PriorityHigh,
+			canonical.Envelope{Trace: canonical.Trace{TraceID: "mine", SpanID: "s2"}, Priority: canonical.PriorityLow},
+			canonical.Trace{TraceID: "mine", SpanID: "s2"}, canonical.PriorityLow, false},
+		{"a trace id alone", canonical.Trace{TraceID: "tr"}, 0, canonical.Envelope{},
+			canonical.Trace{TraceID: "tr"}, 0, false},
+		{"no span, a parent", canonical.Trace{TraceID: "tr", ParentSpanID: "up"}, 0, canonical.Envelope{},
+			canonical.Trace{TraceID: "tr", ParentSpanID: "up"}, 0, false},
+		{"no trace", canonical.Trace{}, canonical.PriorityCritical, canonical.Envelope{},
+			canonical.Trace{}, canonical.PriorityCritical, false},
+	} {
+		p := &req{ID: "id", Trace: tc.request, Priority: tc.priority}
+		env := tc.reply
+		child := p.Restore(&env)
+		if env.Trace != tc.want || env.Priority != tc.wantPrio || child != tc.wantChild {
+			t.Errorf("%s: trace %+v, priority %v, child %v; want %+v, %v, %v", tc.name, env.Trace, env.Priority, child, tc.want, tc.wantPrio, tc.wantChild)
+		}
+	}
+}
+
 // TestTakeFor: a requester closes its own open request by token, and no
 // one else's.
 func TestTakeFor(t *testing.T) {
