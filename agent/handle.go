@@ -6,17 +6,19 @@ import (
 	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // Handle takes one received frame and returns the frames to send in reply,
 // in the agent's dialect. It runs the work a request asks for before it
 // returns (a sleep blocks it). A reply to one of the agent's calls goes to
-// that call. Frames that ask nothing of the agent (events, replies,
-// frames that do not decode) get no reply.
+// that call. Frames that ask nothing of the agent (events, replies) get
+// no reply; a frame that does not decode, or a request that breaks its
+// dialect's rules, gets a NOT_UNDERSTOOD (receive).
 func (a *Agent) Handle(frame []byte) [][]byte {
-	env := a.receive(frame)
+	env, refusal := a.receive(frame)
 	if env == nil {
-		return nil
+		return refusal
 	}
 	if work := a.take(env); work != nil {
 		return work(context.Background())
@@ -24,16 +26,54 @@ func (a *Agent) Handle(frame []byte) [][]byte {
 	return nil
 }
 
-// receive tells the observer of frame and decodes it; nil when it does not
-// decode. The decoder takes ownership of frame.
-func (a *Agent) receive(frame []byte) *canonical.Envelope {
+// receive tells the observer of frame, checks it against its dialect's
+// schema and rules, and decodes it; the decoder takes ownership of frame.
+// A frame that does not decode, or a request (anything that asks the agent
+// something) that breaks a rule, gets no envelope but the agent's
+// NOT_UNDERSTOOD to send, naming what was wrong and quoting what of the
+// frame it can (none when the frame names neither an id nor a sender, or
+// the dialect cannot write one). Anything else that breaks a rule (a
+// reply, an event) is logged and taken as it decodes.
+func (a *Agent) receive(frame []byte) (env *canonical.Envelope, refusal [][]byte) {
 	a.observe(Received, frame)
+	problems := a.codec.Validate(frame)
 	env, err := a.codec.Decode(frame)
 	if err != nil {
 		a.log.Warn("agent: a received frame does not decode", "error", err.Error())
-		return nil
+		if q := dialects.Undecoded(a.codec, frame); q != nil {
+			return nil, a.notUnderstood(q, err.Error())
+		}
+		return nil, nil
 	}
-	return env
+	if len(problems) == 0 {
+		return env, nil
+	}
+	why := (&dialects.Problems{Dialect: a.codec.Name(), List: problems}).Error()
+	if !asks(env.Act) {
+		a.log.Warn("agent: a received message breaks its dialect's rules", "act", string(env.Act), "error", why)
+		return env, nil
+	}
+	a.log.Warn("agent: refused a message that breaks its dialect's rules", "act", string(env.Act), "error", why)
+	return nil, a.notUnderstood(env, why)
+}
+
+// asks reports whether a message of act asks the agent for something
+// (an answer), as opposed to answering it or telling it.
+func asks(act canonical.Act) bool {
+	switch act {
+	case canonical.ActRequest, canonical.ActQueryCapabilities, canonical.ActQueryIf, canonical.ActQueryRef:
+		return true
+	}
+	return false
+}
+
+// notUnderstood returns the frames of the agent's NOT_UNDERSTOOD of req,
+// a message it could not take, for the reason why.
+func (a *Agent) notUnderstood(req *canonical.Envelope, why string) [][]byte {
+	r := a.replyTo(req, canonical.ActNotUnderstood)
+	r.Outcome = canonical.OutcomeFailure
+	r.Error = &canonical.Error{Code: canonical.ErrInvalidMessage, Message: why}
+	return a.frames(r)
 }
 
 // work is what answering an envelope takes: it returns the frames to send.

@@ -89,11 +89,38 @@ func TestHandle(t *testing.T) {
 					t.Errorf("error %+v", r.Error)
 				}
 			}},
-		{name: "a request naming no operation", dialect: "fuse", act: canonical.ActFailure,
+		{name: "a request that breaks its dialect's rules", dialect: "fuse", act: canonical.ActNotUnderstood,
 			frame: []byte(`{"messageType":"request","id":"r4","content":{"parameters":{}}}`),
 			check: func(t *testing.T, r *canonical.Envelope) {
-				if r.Error.Code != canonical.ErrNotFound || !strings.Contains(r.Error.Message, "names no operation") {
-					t.Errorf("error %+v", r.Error)
+				if r.InReplyTo != "r4" || r.Error.Code != canonical.ErrInvalidMessage || !strings.Contains(r.Error.Message, "fuse: content: a request must name a capability or an action") {
+					t.Errorf("reply %+v error %+v", r, r.Error)
+				}
+			}},
+		{name: "an unknown performative", dialect: "elizaacl", act: canonical.ActNotUnderstood,
+			frame: []byte(strings.Replace(string(eddy), `"TASK_REQUEST"`, `"PROPOSE"`, 1)),
+			check: func(t *testing.T, r *canonical.Envelope) {
+				if r.InReplyTo != "msg_eddy_to_jules_001" || r.Receiver.ID != "Eddy" || r.Error.Code != canonical.ErrInvalidMessage || !strings.Contains(r.Error.Message, "PROPOSE") {
+					t.Errorf("reply %+v error %+v", r, r.Error)
+				}
+			}},
+		{name: "an assignment with a member its schema refuses", dialect: "bluelabel", act: canonical.ActNotUnderstood,
+			frame: []byte(strings.Replace(string(encode(t, "bluelabel", &canonical.Envelope{Act: canonical.ActRequest, TaskID: "T-9",
+				Sender: canonical.Party{ID: "EDDY"}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "JULES"},
+				Operation: canonical.Operation{Name: "echo"}, Arguments: `{"text":"hi"}`})), `{`, `{"unexpected":1,`, 1)),
+			check: func(t *testing.T, r *canonical.Envelope) {
+				if r.TaskID != "T-9" || r.Receiver.ID != "EDDY" || r.Error.Code != canonical.ErrInvalidMessage || !strings.Contains(r.Error.Message, "unexpected") {
+					t.Errorf("reply %+v error %+v", r, r.Error)
+				}
+			}},
+		{name: "a reply that breaks its dialect's rules", dialect: "bluelabel", // taken as it decodes: a reply to no call, dropped
+			frame: []byte(strings.Replace(string(encode(t, "bluelabel", &canonical.Envelope{Act: canonical.ActResult, TaskID: "T-8",
+				Sender: canonical.Party{ID: "EDDY"}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "JULES"},
+				Outcome: canonical.OutcomeSuccess, Result: `{}`})), `{`, `{"unexpected":1,`, 1))},
+		{name: "a frame that does not decode, naming its id", dialect: "fuse", act: canonical.ActNotUnderstood,
+			frame: []byte(`{"messageType":"response","id":"x1","content":{"requestId":"nobody","status":"bogus"}}`),
+			check: func(t *testing.T, r *canonical.Envelope) {
+				if r.InReplyTo != "x1" || r.Error.Code != canonical.ErrInvalidMessage || !strings.Contains(r.Error.Message, `unknown status "bogus"`) {
+					t.Errorf("reply %+v error %+v", r, r.Error)
 				}
 			}},
 		{name: "an event", dialect: "fuse",

@@ -86,11 +86,14 @@ func (s *session) send(ctx context.Context, frame []byte) error {
 // Requests are answered on their own goroutine, so that a slow one holds up
 // nothing else.
 func (s *session) deliver(frame []byte) {
-	env := s.a.receive(frame)
-	if env == nil {
-		return
+	env, refusal := s.a.receive(frame)
+	var w work
+	switch {
+	case refusal != nil:
+		w = func(context.Context) [][]byte { return refusal }
+	case env != nil:
+		w = s.a.take(env)
 	}
-	w := s.a.take(env)
 	if w == nil {
 		return
 	}

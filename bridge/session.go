@@ -15,7 +15,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/tidwall/gjson"
 )
 
 // Session is one attached connection: the transport hands it every frame
@@ -369,7 +368,7 @@ func (b *Bridge) read(codec dialects.Codec, frame []byte) (*canonical.Envelope, 
 		env, err = codec.Decode(frame)
 	}
 	if err != nil {
-		return undecoded(codec, frame), &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
+		return dialects.Undecoded(codec, frame), &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
 	}
 	if len(problems) > 0 {
 		return env, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: (&dialects.Problems{Dialect: codec.Name(), List: problems}).Error()}
@@ -639,30 +638,3 @@ func (s *Session) queueGauge() prometheus.Gauge {
 
 // firstOf returns the first of vs that is not empty.
 func firstOf(vs ...string) string { return correlation.FirstOf(vs...) }
-
-// undecoded reads, from a frame its codec could not decode, what the answer
-// needs to name it: its own id and its sender, where the dialect's record
-// says they are (Record.Load) and they are strings; nil when it names
-// neither. The id is the message's id, or its task id in a dialect whose
-// messages carry no message id (bluelabel).
-func undecoded(codec dialects.Codec, frame []byte) *canonical.Envelope {
-	rec, ok := dialects.RecordOf(codec.Name())
-	if !ok || !gjson.ValidBytes(frame) {
-		return nil
-	}
-	env := &canonical.Envelope{}
-	if id := gjson.GetBytes(frame, rec.Load.ID); rec.Load.ID != "" && id.Type == gjson.String && id.Str != "" {
-		if codec.Holds(canonical.ActNotUnderstood).Has(canonical.CID) {
-			env.ID = id.Str
-		} else {
-			env.TaskID = id.Str
-		}
-	}
-	if from := gjson.GetBytes(frame, rec.Load.Sender); rec.Load.Sender != "" && from.Type == gjson.String {
-		env.Sender.ID = from.Str
-	}
-	if env.ID == "" && env.TaskID == "" && env.Sender.ID == "" {
-		return nil
-	}
-	return env
-}
