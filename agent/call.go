@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -31,9 +32,17 @@ var errClosed = errors.New("the transport closed before the reply came")
 // receiver: the bridge routes by operation) and returns the final reply
 // (result, failure, refuse or not-understood), decoded. Interim replies
 // (accept, needs-input) only go to the observer. It needs a transport
-// (Connect or ServeStdio) being served.
+// (Connect or ServeStdio) being served. When ctx has a deadline, the
+// request carries the time left as its time to live, where the dialect has
+// one, so that whoever answers (the bridge, which times the request out
+// with an error) gives up when the caller does.
 func (a *Agent) Call(ctx context.Context, to string, op canonical.Operation, args canonical.JSON) (*canonical.Envelope, error) {
 	env := a.newRequest(op, args)
+	if dl, ok := ctx.Deadline(); ok && a.codec.Holds(canonical.ActRequest).Has(canonical.CTTL) {
+		if left := time.Until(dl).Truncate(time.Millisecond); left > 0 {
+			env.TTL = canonical.Dur(left)
+		}
+	}
 	if to != "" {
 		env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: to}
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -206,4 +207,40 @@ func op(name string) canonical.Operation { return canonical.Operation{Name: name
 func quote(s string) string {
 	b, _ := json.Marshal(s) // strings always marshal
 	return string(b)
+}
+
+// TestCallCarriesDeadline: a call whose context has a deadline sends a
+// request with the time left as its time to live where the dialect has one
+// (fuse has none), and no time to live without a deadline.
+func TestCallCarriesDeadline(t *testing.T) {
+	const within = 90 * time.Second
+	for _, dialect := range dialects.Names() {
+		t.Run(dialect, func(t *testing.T) {
+			p := startPair(t, dialect)
+			holds := p.caller.codec.Holds(canonical.ActRequest).Has(canonical.CTTL)
+			ctx, cancel := context.WithTimeout(context.Background(), within)
+			defer cancel()
+			if _, err := p.caller.Call(ctx, p.callee.ID(), op("echo"), canonical.JSON(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.caller.Call(context.Background(), p.callee.ID(), op("echo"), canonical.JSON(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+			var ttls []canonical.Duration
+			for _, f := range p.callerFrames.all(Sent) {
+				if env := decode(t, dialect, f); env.Act == canonical.ActRequest {
+					ttls = append(ttls, env.TTL)
+				}
+			}
+			if len(ttls) != 2 {
+				t.Fatalf("%d requests sent, want 2", len(ttls))
+			}
+			if got := ttls[0]; holds != (got.Set && got.D > within-10*time.Second && got.D <= within) {
+				t.Errorf("with a deadline %s ahead: time to live %+v (the dialect has one: %v)", within, got, holds)
+			}
+			if ttls[1].Set {
+				t.Errorf("with no deadline: time to live %+v", ttls[1])
+			}
+		})
+	}
 }

@@ -67,7 +67,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&call.op, "call", "", `send one request for this operation ("capability/action" in fuse), print the answer and exit`)
 	fs.StringVar(&call.args, "args", "", `the request's arguments, a JSON value (with --call; default {})`)
 	fs.StringVar(&call.to, "to", "", "the agent the request is for (with --call; default none: the bridge routes it by operation)")
-	fs.DurationVar(&call.timeout, "timeout", 30*time.Second, "how long --call waits for connecting and for the answer")
+	fs.DurationVar(&call.timeout, "timeout", 30*time.Second, "how long --call waits for connecting and for the answer; the request carries what is left as its time to live, where the dialect has one")
 	level := fs.String("log-level", "info", "the least level logged: debug (adds every frame), info, warn or error")
 	pos, help, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -280,6 +280,10 @@ func TestAgentCall(t *testing.T) {
 			`call teleport: mcp-bridge answered failure not-found: no connected agent serves "teleport"`},
 		{"no answer in time", []string{"--dialect", "fuse", "--call", "sleep", "--args", `{"ms":5000}`, "--to", "swarm-agent", "--timeout", "300ms"}, exitInvalid, "",
 			"call sleep: no answer within 300ms"},
+		// collab carries the time left as the request's ttl: the bridge times
+		// the request out then too, and its timeout may come first.
+		{"no answer in time, the bridge told", []string{"--dialect", "collab", "--call", "sleep", "--args", `{"ms":5000}`, "--to", "swarm-agent", "--timeout", "300ms"}, exitInvalid, "",
+			"no answer"},
 		{"no bridge there", []string{"--dialect", "swarm", "--call", "add", "--connect", "ws://127.0.0.1:1"}, exitInvalid, "",
 			"call add: agent swarm-caller: connecting to ws://127.0.0.1:1/ws/swarm?agent=swarm-caller"},
 		// Every swarm caller above connected as swarm-caller, not as the
