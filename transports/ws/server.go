@@ -3,12 +3,14 @@ package ws
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/transports"
 )
 
@@ -28,6 +30,15 @@ type Handler struct {
 	Authenticate transports.Authenticator
 }
 
+// refuse answers a connection refused before the WebSocket handshake with
+// status and e as the body: in dialect when it is known, else as plain
+// JSON ({"error":{"code","message"}}), as the HTTP API answers.
+func (h *Handler) refuse(w http.ResponseWriter, status int, dialect string, e *canonical.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(h.Bridge.ErrorFrame(dialect, nil, e))
+}
+
 // Register adds the handler's routes to mux.
 func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle("GET /ws", h)
@@ -41,21 +52,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Remote:  r.RemoteAddr,
 	}
 	if opts.AgentID != "" && opts.Dialect == "" {
-		http.Error(w, "ws: ?agent= needs the dialect in the path: /ws/{dialect}?agent=ID", http.StatusBadRequest)
+		h.refuse(w, http.StatusBadRequest, "", &canonical.Error{Code: canonical.ErrInvalidMessage,
+			Message: "ws: ?agent= needs the dialect in the path: /ws/{dialect}?agent=ID"})
 		return
 	}
 	if opts.Dialect != "" {
 		if _, ok := h.Bridge.Registry().Lookup(opts.Dialect); !ok {
-			http.Error(w, "ws: unknown dialect "+opts.Dialect, http.StatusNotFound)
+			h.refuse(w, http.StatusNotFound, "", &canonical.Error{Code: canonical.ErrNotFound,
+				Message: fmt.Sprintf("ws: unknown dialect %q", opts.Dialect)})
 			return
 		}
 	}
 	id, token, e := transports.Credentials(h.Authenticate, r, opts.Dialect)
 	if e != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-bridge", error="invalid_token"`)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write(h.Bridge.ErrorFrame(opts.Dialect, nil, e))
+		h.refuse(w, http.StatusUnauthorized, opts.Dialect, e)
 		return
 	}
 	opts.Identity, opts.Token = id, token

@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/tidwall/gjson"
 )
 
 // TestRefusedConnections: a connection the bridge will not attach is
@@ -20,15 +22,7 @@ import (
 // violation) for an agent without its token, 1001 (going away) while the
 // bridge shuts down, so that the agent may come back to its successor.
 func TestRefusedConnections(t *testing.T) {
-	m := dialects.DefaultMappings()
-	reg, err := builtin.Registry(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bridge.New(bridge.Options{Registry: reg, Mappings: m, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newBridge(t)
 	b.Declare(bridge.AgentSpec{ID: "jules", Dialect: "swarm", Token: "s3cret"})
 	mux := http.NewServeMux()
 	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
@@ -55,4 +49,55 @@ func TestRefusedConnections(t *testing.T) {
 	if code, msg := closeOf("/ws/swarm?agent=eddy"); code != websocket.StatusGoingAway || !strings.Contains(msg, "shutting down") {
 		t.Errorf("while shutting down: closed with %v (%s), want 1001", code, msg)
 	}
+}
+
+// TestRefusedBeforeHandshake: a connection refused before the WebSocket
+// handshake gets its status and a JSON body saying why, as the HTTP API
+// answers: 404 for a dialect the bridge does not speak, 400 for ?agent=
+// with no dialect.
+func TestRefusedBeforeHandshake(t *testing.T) {
+	b := newBridge(t)
+	mux := http.NewServeMux()
+	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		path, code, message string
+		status              int
+	}{
+		{"/ws/klingon?agent=worf", "not-found", `ws: unknown dialect "klingon"`, http.StatusNotFound},
+		{"/ws?agent=worf", "invalid-message", "ws: ?agent= needs the dialect in the path", http.StatusBadRequest},
+	} {
+		c, resp, err := websocket.Dial(ctx, "ws://"+srv.Listener.Addr().String()+tc.path, nil)
+		if err == nil {
+			c.CloseNow()
+			t.Fatalf("%s: connected", tc.path)
+		}
+		if resp == nil {
+			t.Fatalf("%s: no response: %v", tc.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" ||
+			gjson.GetBytes(body, "error.code").String() != tc.code || !strings.Contains(gjson.GetBytes(body, "error.message").String(), tc.message) {
+			t.Errorf("%s: %d %s %s, want %d with error %s: %s", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tc.status, tc.code, tc.message)
+		}
+	}
+}
+
+// newBridge returns a bridge of the built-in dialects on the default
+// mappings, logging nothing.
+func newBridge(t *testing.T) *bridge.Bridge {
+	t.Helper()
+	m := dialects.DefaultMappings()
+	reg, err := builtin.Registry(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bridge.New(bridge.Options{Registry: reg, Mappings: m, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
