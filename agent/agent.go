@@ -54,6 +54,9 @@ type Agent struct {
 	subscribe []string
 	log       *slog.Logger
 	tls       *tls.Config
+	// accepts: the dialect has an accept of its own (elizaacl's
+	// TASK_ACCEPT), which the agent sends before it answers a request.
+	accepts bool
 
 	obsMu    sync.Mutex
 	observer func(string, []byte)
@@ -102,7 +105,15 @@ func New(o Options) (*Agent, error) {
 		observer:  o.Observer,
 		ready:     make(chan struct{}),
 		pending:   map[string]*call{},
+		accepts:   hasOwnAct(codec.Name(), canonical.ActAccept),
 	}, nil
+}
+
+// hasOwnAct reports whether dialect has a word of its own for act in its
+// default vocabulary, not a nearest stand-in.
+func hasOwnAct(dialect string, act canonical.Act) bool {
+	_, exact, ok := dialects.DefaultMappings().Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
+	return ok && exact
 }
 
 // SpellID returns id as the dialect writes agent ids: "bluelabel-caller"

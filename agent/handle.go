@@ -20,10 +20,11 @@ func (a *Agent) Handle(frame []byte) [][]byte {
 	if env == nil {
 		return refusal
 	}
-	if work := a.take(env); work != nil {
-		return work(context.Background())
+	first, work := a.take(env)
+	if work != nil {
+		return append(first, work(context.Background())...)
 	}
-	return nil
+	return first
 }
 
 // receive tells the observer of frame, checks it against its dialect's
@@ -80,28 +81,34 @@ func (a *Agent) notUnderstood(req *canonical.Envelope, why string) [][]byte {
 type work func(ctx context.Context) [][]byte
 
 // take acts on a received envelope. What asks something of the agent is
-// returned as work, for the caller to run where it wants; anything else is
-// settled on the spot (nil work).
-func (a *Agent) take(env *canonical.Envelope) work {
+// returned as work, for the caller to run where it wants, after sending
+// first at once (the accept of a request the agent will perform, in a
+// dialect with an accept of its own: elizaacl's conversation accepts a
+// task before it reports on it); anything else is settled on the spot (no
+// work).
+func (a *Agent) take(env *canonical.Envelope) (first [][]byte, w work) {
 	switch env.Act {
 	case canonical.ActRequest:
-		return func(ctx context.Context) [][]byte { return a.frames(a.perform(ctx, env)) }
+		if a.accepts && find(a.tools, env.Operation) != nil {
+			first = a.frames(a.replyTo(env, canonical.ActAccept))
+		}
+		return first, func(ctx context.Context) [][]byte { return a.frames(a.perform(ctx, env)) }
 	case canonical.ActQueryCapabilities:
-		return func(context.Context) [][]byte {
+		return nil, func(context.Context) [][]byte {
 			r := a.replyTo(env, canonical.ActInformCapabilities)
 			r.Outcome = canonical.OutcomeSuccess
 			r.Capabilities = a.Capabilities()
 			return a.frames(r)
 		}
 	case canonical.ActQueryIf, canonical.ActQueryRef:
-		return func(context.Context) [][]byte {
+		return nil, func(context.Context) [][]byte {
 			r := a.replyTo(env, canonical.ActRefuse)
 			r.Error = &canonical.Error{Code: canonical.ErrRejected, Message: fmt.Sprintf("%s answers requests for its tools (%s), not %s", a.id, a.toolList(), env.Act)}
 			return a.frames(r)
 		}
 	}
 	a.settle(env)
-	return nil
+	return nil, nil
 }
 
 // perform runs the tool a request asks for and returns the reply.

@@ -23,8 +23,11 @@ func TestHandle(t *testing.T) {
 		frame   []byte
 		act     canonical.Act // the reply's act; "" for no reply
 		check   func(t *testing.T, reply *canonical.Envelope)
+		// accepted: a TASK_ACCEPT, quoting the request as the reply does,
+		// comes first (a request in a dialect with an accept of its own)
+		accepted bool
 	}{
-		{name: "the spec's Eddy asks Jules to debug", dialect: "elizaacl", frame: eddy, act: canonical.ActResult,
+		{name: "the spec's Eddy asks Jules to debug", dialect: "elizaacl", frame: eddy, act: canonical.ActResult, accepted: true,
 			check: func(t *testing.T, r *canonical.Envelope) {
 				if r.InReplyTo != "task_reply_001" || r.Receiver.ID != "Eddy" || r.Sender.ID != "Jules" || r.Outcome != canonical.OutcomeSuccess {
 					t.Errorf("reply %+v", r)
@@ -152,11 +155,18 @@ func TestHandle(t *testing.T) {
 				}
 				return
 			}
-			if len(replies) != 1 {
-				t.Fatalf("%d replies, want 1", len(replies))
-			}
 			checkValid(t, tc.dialect, "the agent", replies)
+			var accept *canonical.Envelope
+			if tc.accepted && len(replies) > 0 {
+				accept, replies = decode(t, tc.dialect, replies[0]), replies[1:]
+			}
+			if len(replies) != 1 {
+				t.Fatalf("%d replies, want 1 (after an accept: %v)", len(replies), tc.accepted)
+			}
 			r := decode(t, tc.dialect, replies[0])
+			if tc.accepted && (accept.Act != canonical.ActAccept || accept.InReplyTo != r.InReplyTo || accept.Receiver != r.Receiver) {
+				t.Errorf("first reply %+v, want an accept quoting the request as the reply does (%q)", accept, r.InReplyTo)
+			}
 			if r.Act != tc.act {
 				t.Fatalf("reply act %s, want %s: %s", r.Act, tc.act, replies[0])
 			}

@@ -87,12 +87,19 @@ func (s *session) send(ctx context.Context, frame []byte) error {
 // nothing else.
 func (s *session) deliver(frame []byte) {
 	env, refusal := s.a.receive(frame)
+	var first [][]byte
 	var w work
 	switch {
 	case refusal != nil:
-		w = func(context.Context) [][]byte { return refusal }
+		first = refusal
 	case env != nil:
-		w = s.a.take(env)
+		first, w = s.a.take(env)
+	}
+	for _, f := range first {
+		if err := s.send(s.ctx, f); err != nil {
+			s.a.log.Warn("agent: cannot send a reply", "error", err.Error())
+			return
+		}
 	}
 	if w == nil {
 		return

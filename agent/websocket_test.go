@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/tidwall/gjson"
 )
 
 // bridgeSide is what a loopback WebSocket server saw of one agent's
@@ -19,6 +20,7 @@ type bridgeSide struct {
 	path, agent, auth string
 	opening           [][]byte // the frames before the server's request
 	reply             []byte   // the answer to the server's request
+	accept            []byte   // an accept before it (elizaacl's TASK_ACCEPT)
 	err               error
 }
 
@@ -49,6 +51,11 @@ func fakeBridge(t *testing.T, opening int, request []byte, hangUp bool, seen cha
 			side.opening = append(side.opening, f)
 		}
 		if side.err = c.Write(ctx, websocket.MessageText, request); side.err == nil {
+			_, side.reply, side.err = c.Read(ctx)
+		}
+		if side.err == nil && gjson.GetBytes(side.reply, "performative").String() == "TASK_ACCEPT" {
+			// elizaacl accepts a task before it reports on it
+			side.accept = side.reply
 			_, side.reply, side.err = c.Read(ctx)
 		}
 		seen <- side
@@ -119,6 +126,9 @@ func TestConnect(t *testing.T) {
 				if env := decode(t, tc.dialect, f); env.Act != tc.opening[i] {
 					t.Errorf("opening frame %d is %s, want %s: %s", i, env.Act, tc.opening[i], f)
 				}
+			}
+			if a := side.accept; (a != nil) != (tc.dialect == "elizaacl") || (a != nil && decode(t, tc.dialect, a).InReplyTo != "req-1") {
+				t.Errorf("accept before the answer: %s (only elizaacl accepts, quoting the request)", a)
 			}
 			r := decode(t, tc.dialect, side.reply)
 			if r.Act != canonical.ActResult || body(t, tc.dialect, r).(map[string]any)["sum"] != 5.0 {

@@ -73,10 +73,14 @@ var faults = map[string]fault{
 		reply: onType("performative", []string{"INFORM_RESULT"}, func(f []byte) []byte { return set(f, "in_reply_to", "nothing") })},
 	"double-answer": {dialect: "elizaacl", breaks: "elizaacl.conversation.single", shows: "another answer came after the final one",
 		reply: func(in []byte, out [][]byte) ([][]byte, bool) {
-			if len(out) == 1 && gjson.GetBytes(out[0], "performative").String() == "INFORM_RESULT" {
-				return [][]byte{out[0], out[0]}, true
+			var twice [][]byte
+			for _, f := range out { // the TASK_ACCEPT once, the INFORM_RESULT twice
+				twice = append(twice, f)
+				if gjson.GetBytes(f, "performative").String() == "INFORM_RESULT" {
+					twice = append(twice, f)
+				}
 			}
-			return out, true
+			return twice, true
 		}},
 	"capabilities-unquoted": {dialect: "elizaacl", breaks: "elizaacl.capabilities.in_reply_to", shows: "it quotes \"unknown\"",
 		reply: onType("performative", []string{"INFORM_CAPABILITIES"}, func(f []byte) []byte { return set(f, "in_reply_to", "unknown") })},

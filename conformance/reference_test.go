@@ -13,13 +13,12 @@ import (
 // referenceSkips are the requirements the reference agents skip, and why:
 // they hold only when the agent does something it may leave out.
 var referenceSkips = map[string]string{
-	"elizaacl.accept.in_reply_to":   "the reference agent answers without a TASK_ACCEPT",
 	"bluelabel.needs_input.resumed": "the reference agent never asks for input",
 }
 
 // referenceWarnings are the SHOULDs each reference agent does not meet.
 var referenceWarnings = map[string][]string{
-	"elizaacl":  {"elizaacl.conversation.accept"},
+	"elizaacl":  nil,
 	"collab":    nil,
 	"bluelabel": nil,
 	"fuse":      {"fuse.capabilities.versioned"},
