@@ -89,6 +89,7 @@ bench:
 # WebSocket, beside a bare forwarding hop measured in the same run.
 bench-hop:
 	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
+	$(GO) run ./internal/benchratio -hop < bench-hop.out
 
 # A bounded load through a bridge on loopback (mcp-bridge bench), the
 # bridge in its own process (--spawn): 100 agents, ten requesters and ten

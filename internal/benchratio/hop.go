@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// metricLine is a benchmark result line with its metrics after the
+// iteration count: "BenchmarkHop/bridge-2  20000  145365 ns/op  132.0 p50-µs".
+var metricLine = regexp.MustCompile(`^Benchmark(\w+)/(\S+?)(-\d+)?\s+\d+\s+(.*)$`)
+
+// metricMedians reads benchmark lines from r and returns each result's
+// median of every metric it reports, by benchmark, sub-benchmark and unit.
+func metricMedians(r io.Reader) map[string]map[string]map[string]float64 {
+	runs := map[string]map[string]map[string][]float64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		m := metricLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		fields := strings.Fields(m[4])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				break
+			}
+			if runs[m[1]] == nil {
+				runs[m[1]] = map[string]map[string][]float64{}
+			}
+			if runs[m[1]][m[2]] == nil {
+				runs[m[1]][m[2]] = map[string][]float64{}
+			}
+			runs[m[1]][m[2]][fields[i+1]] = append(runs[m[1]][m[2]][fields[i+1]], v)
+		}
+	}
+	out := map[string]map[string]map[string]float64{}
+	for bench, byName := range runs {
+		out[bench] = map[string]map[string]float64{}
+		for name, byUnit := range byName {
+			out[bench][name] = map[string]float64{}
+			for unit, vs := range byUnit {
+				out[bench][name][unit] = median(vs)
+			}
+		}
+	}
+	return out
+}
+
+// reportHop prints `make bench-hop`'s figures as ratios to the bare hop
+// measured in the same run: each mode's round-trip p50 and p99 (lower is
+// better) and one-way throughput (higher is better), medians over -count.
+// It returns 1 when the input has no bare hop to compare with.
+func reportHop(in io.Reader, w io.Writer) int {
+	ms := metricMedians(in)
+	code := 1
+	for _, t := range []struct{ bench, unit, what string }{
+		{"Hop", "p50-µs", "round trip p50"},
+		{"Hop", "p99-µs", "round trip p99"},
+		{"OneWay", "msgs/s", "one-way throughput"},
+	} {
+		bare, ok := ms[t.bench]["bare"][t.unit]
+		if !ok || bare == 0 {
+			continue
+		}
+		code = 0
+		modes := make([]string, 0, len(ms[t.bench]))
+		for m := range ms[t.bench] {
+			if m != "bare" {
+				modes = append(modes, m)
+			}
+		}
+		sort.Strings(modes)
+		fmt.Fprintf(w, "%s: bare %s %s\n", t.what, strconv.FormatFloat(bare, 'f', -1, 64), t.unit)
+		for _, m := range modes {
+			v, ok := ms[t.bench][m][t.unit]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(w, "  %-22s %10s %-7s %5.2fx the bare hop\n", m, strconv.FormatFloat(v, 'f', -1, 64), t.unit, v/bare)
+		}
+	}
+	if code != 0 {
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare or BenchmarkOneWay/bare results in the input")
+	}
+	return code
+}
