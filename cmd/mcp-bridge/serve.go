@@ -68,6 +68,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v\n", err)
 		return exitInvalid
 	}
+	// Log lines, and everything else serve writes to standard error from
+	// here on (in order with them), go out in batches: a line costs the
+	// goroutine forwarding a message a copy, not a system call.
+	logs := logjson.NewBuffered(stderr, logjson.FlushDelay)
+	defer logs.Close()
+	stderr = logs
 	var lv slog.LevelVar
 	lv.Set(cfg.LogLevel)
 	log := slog.New(logjson.New(stderr, &slog.HandlerOptions{Level: &lv}))
@@ -152,6 +158,9 @@ func shutdownOnSignal(stderr io.Writer) context.Context {
 		cancel()
 		s = <-sigs
 		fmt.Fprintf(stderr, "mcp-bridge serve: %v again: exiting now\n", s)
+		if f, ok := stderr.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
 		os.Exit(exitInvalid)
 	}()
 	return ctx
