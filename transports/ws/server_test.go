@@ -24,15 +24,12 @@ import (
 func TestRefusedConnections(t *testing.T) {
 	b := newBridge(t)
 	b.Declare(bridge.AgentSpec{ID: "jules", Dialect: "swarm", Token: "s3cret"})
-	mux := http.NewServeMux()
-	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	addr := serveBridge(t, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	closeOf := func(path string) (websocket.StatusCode, string) {
 		t.Helper()
-		c, _, err := websocket.Dial(ctx, "ws://"+srv.Listener.Addr().String()+path, nil)
+		c, _, err := websocket.Dial(ctx, "ws://"+addr+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,10 +54,7 @@ func TestRefusedConnections(t *testing.T) {
 // with no dialect.
 func TestRefusedBeforeHandshake(t *testing.T) {
 	b := newBridge(t)
-	mux := http.NewServeMux()
-	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	addr := serveBridge(t, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
@@ -70,7 +64,7 @@ func TestRefusedBeforeHandshake(t *testing.T) {
 		{"/ws/klingon?agent=worf", "not-found", `ws: unknown dialect "klingon"`, http.StatusNotFound},
 		{"/ws?agent=worf", "invalid-message", "ws: ?agent= needs the dialect in the path", http.StatusBadRequest},
 	} {
-		c, resp, err := websocket.Dial(ctx, "ws://"+srv.Listener.Addr().String()+tc.path, nil)
+		c, resp, err := websocket.Dial(ctx, "ws://"+addr+tc.path, nil)
 		if err == nil {
 			c.CloseNow()
 			t.Fatalf("%s: connected", tc.path)
@@ -100,4 +94,14 @@ func newBridge(t *testing.T) *bridge.Bridge {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// serveBridge serves b's WebSocket handler on a loopback port until the
+// test ends, and returns its address.
+func serveBridge(t *testing.T, b *bridge.Bridge) string {
+	mux := http.NewServeMux()
+	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
 }
