@@ -82,6 +82,17 @@ type node struct {
 	not                 *node
 	allOf, anyOf, oneOf []*node
 	cond, then, els     *node
+
+	// single, when set, is the one member n is about (singleMember).
+	single *member
+}
+
+// member is a node's one member: its name, its node, whether it is
+// required.
+type member struct {
+	name     string
+	node     *node
+	required bool
 }
 
 // constant is a value of enum or const.
@@ -371,7 +382,28 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) error {
 		}
 	}
 	n.cond, n.then, n.els = c.node(s.If), c.node(s.Then), c.node(s.Else)
+	n.single = singleMember(n)
 	return nil
+}
+
+// singleMember returns the one member n is about, when that is all n says:
+// properties naming one member, that member perhaps required, and no
+// other keyword. So are the conditions of if/then chains keyed on one
+// member (swarm's message_type, collab's header.type); eval then finds
+// the member once instead of walking the object's members for each.
+func singleMember(n *node) *member {
+	switch {
+	case len(n.propNames) != 1 || len(n.required) > 1 || (len(n.required) == 1 && n.required[0] != n.propNames[0]),
+		n.unknown, n.never, n.unknownFor != 0, n.hasTypes, n.constant != nil, n.enum != nil, n.format != nil, n.ref != nil,
+		n.minProps >= 0, n.maxProps >= 0, len(n.patterns) > 0, n.additional != nil, n.noAdditional,
+		len(n.dependentRequired) > 0, len(n.dependentSchemas) > 0, n.propertyNames != nil,
+		n.minItems >= 0, n.maxItems >= 0, n.unique, len(n.prefix) > 0, n.rest != nil, n.noRest, n.contains != nil,
+		n.minLength >= 0, n.maxLength >= 0, n.pattern != nil,
+		n.minimum != nil, n.maximum != nil, n.exclusiveMinimum != nil, n.exclusiveMaximum != nil,
+		n.not != nil, len(n.allOf) > 0, len(n.anyOf) > 0, len(n.oneOf) > 0, n.cond != nil:
+		return nil
+	}
+	return &member{name: n.propNames[0], node: n.propNodes[0], required: len(n.required) == 1}
 }
 
 // smallProps is how many properties a schema may name before the fast

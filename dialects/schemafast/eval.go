@@ -25,6 +25,9 @@ func all(v *Verdict, r Verdict) bool {
 
 // eval returns whether the value at token i is valid under n.
 func (p *pass) eval(n *node, i int32) Verdict {
+	if m := n.single; m != nil {
+		return p.evalMember(m, i)
+	}
 	if n.unknown {
 		return Unknown
 	}
@@ -84,6 +87,28 @@ func (p *pass) eval(n *node, i int32) Verdict {
 	}
 	all(&v, p.cond(n, i))
 	return v
+}
+
+// evalMember returns whether the value at token i is valid under a node
+// that says nothing but m: a value other than an object is; an object is
+// when it has m's member and that is valid under m's node, or when it has
+// no such member and m does not require it. Names are given once in an
+// object (scan refuses repeats), so the first member of that name is the
+// one.
+func (p *pass) evalMember(m *member, i int32) Verdict {
+	if p.toks[i].kind != kindObject {
+		return Valid
+	}
+	end := p.toks[i].next
+	for k := i + 1; k < end; k = p.toks[k+1].next {
+		if string(p.text(k)) == m.name {
+			return p.eval(m.node, k+1)
+		}
+	}
+	if m.required {
+		return Invalid
+	}
+	return Valid
 }
 
 // raw returns the raw text of the number at token i.

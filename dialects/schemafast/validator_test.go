@@ -139,6 +139,17 @@ var keywordCases = []struct {
 	}},
 	{`{"allOf": [{"$ref": "#"}], "type": "object"}`, map[string]Verdict{`{}`: Unknown}},
 	{`{"type": "object", "unevaluatedProperties": false}`, map[string]Verdict{`{}`: Unknown}},
+	// A condition on one member (the single-member path), nested as
+	// collab's header.type, and with an escaped member name.
+	{`{"allOf": [{"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}, "then": {"required": ["x"]}, "else": {"required": ["y"]}}]}`, map[string]Verdict{
+		`{"t":"a","x":1}`: Valid, `{"t":"a","y":1}`: Invalid, `{"t":"b","y":1}`: Valid, `{"t":"b","x":1}`: Invalid,
+		`{"y":1}`: Valid, `{"x":1}`: Invalid, `{"\u0074":"a","x":1}`: Valid, `{"t":1,"y":0}`: Valid, `[1]`: Valid, `"a"`: Valid,
+	}},
+	{`{"if": {"properties": {"h": {"properties": {"type": {"const": "REQ"}}, "required": ["type"]}}, "required": ["h"]}, "then": {"required": ["body"]}}`, map[string]Verdict{
+		`{"h":{"type":"REQ"},"body":{}}`: Valid, `{"h":{"type":"REQ"}}`: Invalid, `{"h":{"type":"RES"}}`: Valid,
+		`{"h":{}}`: Valid, `{"h":5}`: Invalid, `{}`: Valid,
+	}},
+	{`{"properties": {"t": {"type": "string"}}}`, map[string]Verdict{`{"t":"a"}`: Valid, `{"t":1}`: Invalid, `{}`: Valid, `1`: Valid}},
 	{`true`, map[string]Verdict{`{}`: Valid, `{"a":1,"a":1}`: Invalid, `[`: Invalid}},
 	{`false`, map[string]Verdict{`{}`: Invalid}},
 }
@@ -158,6 +169,25 @@ func TestKeywords(t *testing.T) {
 			if got != want {
 				t.Errorf("case %d, %s, message %s: got %v, want %v", i, c.schema, msg, got, want)
 			}
+		}
+	}
+}
+
+// TestSingleMember: a node that says nothing but one member's schema takes
+// the single-member path; one that says more does not.
+func TestSingleMember(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"properties": {"t": {"const": "a"}}, "required": ["t"]}`: true,
+		`{"properties": {"t": {"const": "a"}}}`:                    true,
+		`{"properties": {"t": {}}, "required": ["u"]}`:             false,
+		`{"properties": {"t": {}, "u": {}}}`:                       false,
+		`{"properties": {"t": {}}, "type": "object"}`:              false,
+		`{"properties": {"t": {}}, "additionalProperties": false}`: false,
+		`{"properties": {"t": {}}, "minLength": 1}`:                false,
+	} {
+		v := New(compile(t, doc))
+		if got := v.root.single != nil; got != want {
+			t.Errorf("%s: single-member path %v, want %v", doc, got, want)
 		}
 	}
 }
