@@ -150,6 +150,15 @@ var keywordCases = []struct {
 		`{"h":{}}`: Valid, `{"h":5}`: Invalid, `{}`: Valid,
 	}},
 	{`{"properties": {"t": {"type": "string"}}}`, map[string]Verdict{`{"t":"a"}`: Valid, `{"t":1}`: Invalid, `{}`: Valid, `1`: Valid}},
+	// Required members, listed in properties or not; more than smallProps
+	// properties.
+	{`{"properties": {"a": {}, "b": {}}, "required": ["b", "c", "a"]}`, map[string]Verdict{
+		`{"a":1,"b":2,"c":3}`: Valid, `{"a":1,"b":2}`: Invalid, `{"a":1,"c":3}`: Invalid, `{"c":3,"b":2}`: Invalid,
+		`{}`: Invalid, `[]`: Valid, `{"a":1,"b":2,"c":3,"d":4}`: Valid,
+	}},
+	{`{"properties": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "f": {}, "g": {}, "h": {}, "i": {"type": "string"}}, "required": ["i", "a"]}`, map[string]Verdict{
+		`{"i":"x","a":1}`: Valid, `{"i":1,"a":1}`: Invalid, `{"a":1}`: Invalid, `{"i":"x"}`: Invalid, `{"a":1,"z":0,"i":"y"}`: Valid,
+	}},
 	{`true`, map[string]Verdict{`{}`: Valid, `{"a":1,"a":1}`: Invalid, `[`: Invalid}},
 	{`false`, map[string]Verdict{`{}`: Invalid}},
 }
