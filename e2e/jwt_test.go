@@ -380,10 +380,19 @@ func verifierOf(t *testing.T, pub *ecdsa.PublicKey, issuer, audience string) *tr
 // listener is full, its requests are refused.
 func waitMetric(t *testing.T, h *harness, series string) float64 {
 	t.Helper()
+	v, _ := waitMetricRefused(t, h, series)
+	return v
+}
+
+// waitMetricRefused is waitMetric, also returning how many of its own
+// requests for /metrics were refused on the way (each a connection a
+// limit may have counted).
+func waitMetricRefused(t *testing.T, h *harness, series string) (float64, int) {
+	t.Helper()
 	deadline := time.Now().Add(wait)
-	for {
+	for refused := 0; ; refused++ {
 		if page := h.metricsPage(t); strings.Contains(page, "bridge_listener_connections") {
-			return valueIn(t, page, series)
+			return valueIn(t, page, series), refused
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("/metrics cannot be read")
