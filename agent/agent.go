@@ -105,15 +105,8 @@ func New(o Options) (*Agent, error) {
 		observer:  o.Observer,
 		ready:     make(chan struct{}),
 		pending:   map[string]*call{},
-		accepts:   hasOwnAct(codec.Name(), canonical.ActAccept),
+		accepts:   dialects.DefaultMappings().HasAct(codec.Name(), canonical.ActAccept),
 	}, nil
-}
-
-// hasOwnAct reports whether dialect has a word of its own for act in its
-// default vocabulary, not a nearest stand-in.
-func hasOwnAct(dialect string, act canonical.Act) bool {
-	_, exact, ok := dialects.DefaultMappings().Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
-	return ok && exact
 }
 
 // SpellID returns id as the dialect writes agent ids: "bluelabel-caller"

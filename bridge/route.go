@@ -318,17 +318,12 @@ func (b *Bridge) acknowledge(p *pending) {
 // agents of the dialect to, for requesters of the dialect from: to has no
 // accept and a mapping policy drops it, and from has one.
 func (b *Bridge) absorbsAccept(to, from string) bool {
-	if b.has(to, canonical.ActAccept) || !b.has(from, canonical.ActAccept) {
+	m := b.mapping()
+	if m.HasAct(to, canonical.ActAccept) || !m.HasAct(from, canonical.ActAccept) {
 		return false
 	}
-	pol, ok := b.mapping().ActPolicy(to, canonical.ActAccept)
+	pol, ok := m.ActPolicy(to, canonical.ActAccept)
 	return ok && pol.Do == mappings.PolicyDrop
-}
-
-// has reports whether dialect has a word of its own for act.
-func (b *Bridge) has(dialect string, act canonical.Act) bool {
-	_, exact, ok := b.mapping().Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
-	return ok && exact
 }
 
 // publish delivers an event to the subscribers of topic.

@@ -52,6 +52,20 @@ func TestTableLookups(t *testing.T) {
 	if s.Vocabulary("nope").Table(canonical.KindAct) == nil {
 		t.Error("Table must never be nil")
 	}
+	// An act of a dialect's own, not a nearest stand-in: elizaacl accepts,
+	// fuse writes a refusal as a response.
+	for _, c := range []struct {
+		dialect string
+		act     canonical.Act
+		want    bool
+	}{
+		{"elizaacl", canonical.ActAccept, true}, {"swarm", canonical.ActAccept, false},
+		{"fuse", canonical.ActRequest, true}, {"fuse", canonical.ActRefuse, false}, {"nope", canonical.ActRequest, false},
+	} {
+		if got := s.HasAct(c.dialect, c.act); got != c.want {
+			t.Errorf("HasAct(%s, %s) = %v, want %v", c.dialect, c.act, got, c.want)
+		}
+	}
 }
 
 func TestLayering(t *testing.T) {

@@ -151,6 +151,13 @@ func (s *Set) Vocabulary(dialect string) *Vocabulary {
 	return &Vocabulary{Dialect: dialect, tables: map[string]*Table{}}
 }
 
+// HasAct reports whether dialect has a word of its own for act, not a
+// nearest stand-in.
+func (s *Set) HasAct(dialect string, act canonical.Act) bool {
+	_, exact, ok := s.Vocabulary(dialect).Table(canonical.KindAct).Word(string(act))
+	return ok && exact
+}
+
 // Dialects returns the names of the dialects the set has vocabularies for.
 func (s *Set) Dialects() []string { return sortedKeys(s.vocab) }
 
