@@ -7,18 +7,14 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 )
-
-var line = regexp.MustCompile(`^Benchmark(\w+)/(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 
 func main() {
 	min := flag.Float64("min", 0, "fail when a translation is less than this many times faster than the baseline")
@@ -40,27 +36,15 @@ func main() {
 // medians reads benchmark lines from r and returns each benchmark's median
 // ns/op, by benchmark and sub-benchmark name.
 func medians(r io.Reader) map[string]map[string]float64 {
-	runs := map[string]map[string][]float64{}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		m := line.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		v, err := strconv.ParseFloat(m[4], 64)
-		if err != nil {
-			continue
-		}
-		if runs[m[1]] == nil {
-			runs[m[1]] = map[string][]float64{}
-		}
-		runs[m[1]][m[2]] = append(runs[m[1]][m[2]], v)
-	}
 	ns := map[string]map[string]float64{}
-	for bench, byName := range runs {
-		ns[bench] = map[string]float64{}
-		for name, vs := range byName {
-			ns[bench][name] = median(vs)
+	for bench, byName := range metricMedians(r) {
+		for name, byUnit := range byName {
+			if v, ok := byUnit["ns/op"]; ok {
+				if ns[bench] == nil {
+					ns[bench] = map[string]float64{}
+				}
+				ns[bench][name] = v
+			}
 		}
 	}
 	return ns
