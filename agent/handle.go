@@ -38,7 +38,12 @@ func (a *Agent) Handle(frame []byte) [][]byte {
 func (a *Agent) receive(frame []byte) (env *canonical.Envelope, refusal [][]byte) {
 	a.observe(Received, frame)
 	problems := a.codec.Validate(frame)
-	env, err := a.codec.Decode(frame)
+	var err error
+	if len(problems) == 0 {
+		env, err = dialects.DecodeValid(a.codec, frame) // checked as JSON once, as the bridge reads
+	} else {
+		env, err = a.codec.Decode(frame)
+	}
 	if err != nil {
 		a.log.Warn("agent: a received frame does not decode", "error", err.Error())
 		if q := dialects.Undecoded(a.codec, frame); q != nil {
