@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 )
 
 // kind is the JSON type of a token.
@@ -178,7 +180,7 @@ func (p *pass) scanStr(i int) (int, bool) {
 		// Eight plain bytes at a time, then straight to the first byte of
 		// a word that is not plain; one byte at a time near the end.
 		for i+8 <= len(msg) {
-			m := notPlain(binary.LittleEndian.Uint64(msg[i:]))
+			m := jsonw.NotPlain(binary.LittleEndian.Uint64(msg[i:]))
 			if m == 0 {
 				i += 8
 				continue
@@ -225,18 +227,6 @@ func (p *pass) scanStr(i int) (int, bool) {
 		}
 	}
 	return i, false
-}
-
-// notPlain returns a mask of the eight bytes of x that are not plain: zero
-// when all are, and otherwise one whose lowest set bit is the high bit of
-// the first byte (in memory order) that is not; bytes after that one may
-// be marked wrongly (a borrow runs on), so only the lowest counts.
-func notPlain(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// A byte b of x is below n (n <= 0x80) when (b - n) &^ b has its high
-	// bit set; it is zero when it is below 1.
-	below := func(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
-	return (x & highs) | below(x, 0x20) | below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1)
 }
 
 func isHex(c byte) bool {

@@ -2,10 +2,8 @@ package schemafast
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"io"
-	"math/bits"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -133,41 +131,4 @@ func FuzzScan(f *testing.F) {
 		f.Add([]byte(m))
 	}
 	f.Fuzz(checkScan)
-}
-
-// TestNotPlain: notPlain's lowest mark is the first byte that is not plain
-// (a quote, a backslash, a control character or a byte of a multi-byte
-// character), and there is no mark when all eight are plain; every byte
-// value at every place, among plain and unplain neighbours.
-func TestNotPlain(t *testing.T) {
-	fills := []byte{'a', ' ', '~', 0x00, '"', '\\', 0x1f, 0x80, 0xff}
-	for _, fill := range fills {
-		for at := range 8 {
-			for c := range 256 {
-				var w [8]byte
-				for i := range w {
-					if i < at {
-						w[i] = 'x' // plain before the byte tried
-					} else {
-						w[i] = fill
-					}
-				}
-				w[at] = byte(c)
-				first := -1
-				for i, b := range w {
-					if !plain[b] {
-						first = i
-						break
-					}
-				}
-				m := notPlain(binary.LittleEndian.Uint64(w[:]))
-				switch {
-				case first < 0 && m != 0:
-					t.Fatalf("%q: all plain, mask %#x", w, m)
-				case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
-					t.Fatalf("%q: first not plain at %d, mask %#x", w, first, m)
-				}
-			}
-		}
-	}
 }

@@ -4,6 +4,7 @@
 package jsonw
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -89,6 +90,20 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time, then straight to the first byte of
+		// a word that is not plain; one byte at a time near the end.
+		for i+8 <= len(s) {
+			m := NotPlain(word(s[i : i+8]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -123,4 +138,26 @@ func AppendString(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(append(dst, s[start:]...), '"')
+}
+
+// word reads eight bytes of s as a little-endian word: the first byte in
+// the lowest bits, as NotPlain wants them. The compiler makes it one load.
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// NotPlain returns a mask of the eight bytes of the little-endian word x
+// that a JSON string cannot hold as they are (a quote, a backslash, a
+// control character) or that begin or continue a multi-byte character: zero
+// when there is none, and otherwise one whose lowest set bit is the high
+// bit of the first such byte (in memory order). Bytes after that one may
+// be marked wrongly (a borrow runs on), so only the lowest mark counts.
+func NotPlain(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// A byte b of x is below n (n <= 0x80) when (b - n) &^ b has its high
+	// bit set; it is zero when it is below 1.
+	below := func(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
+	return (x & highs) | below(x, 0x20) | below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1)
 }

@@ -2,6 +2,7 @@ package jsonw
 
 import (
 	"encoding/json"
+	"math/bits"
 	"testing"
 	"unicode/utf8"
 )
@@ -49,7 +50,7 @@ func TestAppendString(t *testing.T) {
 }
 
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a\"b", "\xff\xfe", "héllo", "\u2028"} {
+	for _, s := range []string{"", "a\"b", "\xff\xfe", "héllo", "\u2028", "eight by", "sixteen plain by", "longer than eight\twith\x01a tab", "0123456é789abcdef\xe2\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -61,5 +62,89 @@ func FuzzAppendString(f *testing.F) {
 		if utf8.ValidString(s) && back != s {
 			t.Fatalf("%q -> %q", s, back)
 		}
+		if want := appendStringByByte(nil, s); string(b) != string(want) {
+			t.Fatalf("%q -> %s, byte by byte %s", s, b, want)
+		}
 	})
+}
+
+// TestNotPlain: NotPlain's lowest mark is the first byte that is not plain
+// (a quote, a backslash, a control character or a byte of a multi-byte
+// character), and there is no mark when all eight are plain; every byte
+// value at every place, among plain and unplain neighbours.
+func TestNotPlain(t *testing.T) {
+	fills := []byte{'a', ' ', '~', 0x00, '"', '\\', 0x1f, 0x80, 0xff}
+	for _, fill := range fills {
+		for at := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for i := range w {
+					if i < at {
+						w[i] = 'x' // plain before the byte tried
+					} else {
+						w[i] = fill
+					}
+				}
+				w[at] = byte(c)
+				first := -1
+				for i, b := range w {
+					if !isPlain(b) {
+						first = i
+						break
+					}
+				}
+				m := NotPlain(word(string(w[:])))
+				switch {
+				case first < 0 && m != 0:
+					t.Fatalf("%q: all plain, mask %#x", w, m)
+				case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
+					t.Fatalf("%q: first not plain at %d, mask %#x", w, first, m)
+				}
+			}
+		}
+	}
+}
+
+// isPlain reports whether a JSON string holds c as it is, and c is a whole
+// character.
+func isPlain(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
+
+// appendStringByByte is AppendString as it was before it read eight bytes
+// at a time: FuzzAppendString holds the two to the same bytes.
+func appendStringByByte(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if isPlain(c) {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			start = i + 1
+		}
+		i += size
+	}
+	return append(append(dst, s[start:]...), '"')
 }
