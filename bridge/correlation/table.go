@@ -2,7 +2,7 @@
 // wait for their answer. A request goes out under a token, a fresh id, in
 // every correlation field it had; the receiver's reply carries the token
 // back, the table finds the request by it, and the requester's own values
-// are restored on the way back. Each request has a timer; what it times out
+// are restored on the way back. Each request has a time limit; what it times out
 // or what is given up is remembered for a while, so that a late answer can
 // be told from a stray one.
 package correlation
@@ -58,7 +58,11 @@ type Request[R, V comparable] struct {
 	Out      atomic.Pointer[canonical.Envelope]
 	Attempts atomic.Int32
 
-	timer *time.Timer
+	// deadline is when it times out and expired runs; at is its place in
+	// the table's heap of deadlines, -1 when it is in none (expiry.go).
+	deadline time.Time
+	expired  func()
+	at       int
 	// older and newer link the open requests in the order they were
 	// opened (guarded by the table's lock).
 	older, newer *Request[R, V]
@@ -121,6 +125,12 @@ type Table[R comparable, V Receiver] struct {
 	// opened; limit bounds their number.
 	oldest, newest *Request[R, V]
 	limit          int
+	// due holds the open requests by deadline; timer fires by the first
+	// deadline, armed for when it was last set (zero: not armed). See
+	// expiry.go.
+	due   dueHeap[R, V]
+	timer *time.Timer
+	armed time.Time
 }
 
 // NewTable returns an empty table that holds at most limit open requests
@@ -159,8 +169,8 @@ func init() {
 }
 
 // Open records p under a new token, or under the token of the requester's
-// open request with the same task id, which p replaces, and arms its timer:
-// after d, p is closed and expired runs. It returns the token, the request
+// open request with the same task id, which p replaces, and sets its time
+// limit: after d, p is closed and expired runs, in a goroutine of its own. It returns the token, the request
 // p replaced, if any, and the oldest open request, closed to keep the
 // table within its limit, if any: its requester is owed an answer.
 func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced, evicted *Request[R, V]) {
@@ -185,11 +195,7 @@ func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (t
 		t.removeLocked(evicted, true)
 	}
 	p.Receiver.Inflight(1)
-	p.timer = time.AfterFunc(d, func() {
-		if t.Take(p) {
-			expired()
-		}
-	})
+	t.dueLocked(p, time.Now().Add(d), expired)
 	return p.Token, replaced, evicted
 }
 
@@ -278,9 +284,7 @@ func (t *Table[R, V]) removeLocked(p *Request[R, V], remember bool) {
 			delete(t.byTask, k)
 		}
 	}
-	if p.timer != nil {
-		p.timer.Stop()
-	}
+	t.due.remove(p)
 	if remember {
 		t.rememberLocked(p.Token)
 	}
