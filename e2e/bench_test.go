@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,6 +196,7 @@ func benchRoundTrip(b *testing.B, reqURL, respURL string) {
 		}
 	}
 	rtts := make([]time.Duration, 0, b.N)
+	cpu := processCPU()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		m := msg()
@@ -210,9 +214,23 @@ func benchRoundTrip(b *testing.B, reqURL, respURL string) {
 		}
 	}
 	b.StopTimer()
+	cpu = processCPU() - cpu
 	slices.Sort(rtts)
 	b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(rtts[len(rtts)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(len(rtts)), "cpu-µs/op")
+}
+
+// processCPU returns the CPU time the process has used, in user and system
+// mode: per round trip, what the hop costs the machine (both agents, and
+// the bridge or the bare hop between them), which another process on a
+// shared machine slows less than it does the latency.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchOneWay(b *testing.B, sendURL, recvURL string) {
@@ -293,6 +311,12 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 // and each of those with every message traced (OpenTelemetry spans,
 // recorded and dropped).
 func hops(b *testing.B, bench func(b *testing.B, from, to string)) {
+	// The whole process, bare hop included, collects garbage as serve
+	// does by default (config memory.gogc), unless GOGC says otherwise.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		old := debug.SetGCPercent(config.Default().Memory.GOGC)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
+	}
 	b.Run("bare", func(b *testing.B) {
 		u := bareHop(b)
 		bench(b, u+"/a", u+"/b")
