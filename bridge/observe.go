@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
@@ -46,14 +47,20 @@ func (b *Bridge) sent(n *note, to *Session, a *agent, frame []byte) {
 	logInfo(out, "sent", attrs)
 }
 
-// logInfo logs msg with attrs at info level. It hands the record to the
+// logInfo logs msg with attrs at info level. It hands the line to the
 // handler itself: Logger.LogAttrs would also look up its caller's program
 // counter, which a handler without AddSource never reads, on every
-// message.
+// message; and serve's handler (logjson) takes the line's parts without a
+// record.
 func logInfo(l *slog.Logger, msg string, attrs []slog.Attr) {
+	h := l.Handler()
+	if ln, ok := h.(*logjson.Handler); ok {
+		_ = ln.Line(time.Now(), slog.LevelInfo, msg, attrs)
+		return
+	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, 0)
 	r.AddAttrs(attrs...)
-	_ = l.Handler().Handle(context.Background(), r)
+	_ = h.Handle(context.Background(), r)
 }
 
 // note is what the log line of a message says of it: a message's envelope

@@ -31,12 +31,14 @@ func New(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
 	if opts != nil && (opts.ReplaceAttr != nil || opts.AddSource) {
 		return inner
 	}
-	return &handler{inner: inner, out: out}
+	return &Handler{inner: inner, out: out}
 }
 
-// handler writes the records it can itself and hands the rest to inner,
+// Handler writes the records it can itself and hands the rest to inner,
 // the library's handler with the same attributes, writing to the same out.
-type handler struct {
+// New returns one, and so does its WithAttrs unless an attribute needs the
+// library.
+type Handler struct {
 	inner slog.Handler
 	out   *lockedWriter
 	// attrs are the attributes given to WithAttrs, written: each
@@ -57,11 +59,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func (h *handler) Enabled(ctx context.Context, level slog.Level) bool {
+func (h *Handler) Enabled(ctx context.Context, level slog.Level) bool {
 	return h.inner.Enabled(ctx, level)
 }
 
-func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
+func (h *Handler) WithAttrs(as []slog.Attr) slog.Handler {
 	inner := h.inner.WithAttrs(as)
 	attrs := slices.Clip(h.attrs)
 	for _, a := range as {
@@ -70,10 +72,10 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 			return inner
 		}
 	}
-	return &handler{inner: inner, out: h.out, attrs: attrs}
+	return &Handler{inner: inner, out: h.out, attrs: attrs}
 }
 
-func (h *handler) WithGroup(name string) slog.Handler {
+func (h *Handler) WithGroup(name string) slog.Handler {
 	return h.inner.WithGroup(name)
 }
 
@@ -83,42 +85,80 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 // maxPooled bounds the buffers kept for the next line.
 const maxPooled = 16 << 10
 
-func (h *handler) Handle(ctx context.Context, r slog.Record) error {
-	t := r.Time.Round(0) // as the library: no monotonic reading
-	if y := t.Year(); !t.IsZero() && (y < 0 || y >= 10000) {
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	b, ok := h.head(r.Time, r.Level, r.Message)
+	if ok {
+		r.Attrs(func(a slog.Attr) bool {
+			*b, ok = appendAttr(*b, a)
+			return ok
+		})
+	}
+	if !ok {
+		h.drop(b)
 		return h.inner.Handle(ctx, r)
 	}
+	return h.finish(b)
+}
+
+// Line writes what Handle writes for a record made at t of level, msg and
+// attrs, without the record, which allocates for more than five attributes
+// and walks them through a closure: the bridge logs a line or two for every
+// message it carries. Called on the concrete type, attrs do not escape.
+func (h *Handler) Line(t time.Time, level slog.Level, msg string, attrs []slog.Attr) error {
+	b, ok := h.head(t, level, msg)
+	for i := 0; ok && i < len(attrs); i++ {
+		*b, ok = appendAttr(*b, attrs[i])
+	}
+	if !ok {
+		h.drop(b)
+		r := slog.NewRecord(t, level, msg, 0)
+		r.AddAttrs(attrs...)
+		return h.inner.Handle(context.Background(), r)
+	}
+	return h.finish(b)
+}
+
+// head starts a line in a pooled buffer: the time, level, message and the
+// handler's own attributes. false, with no buffer, when the fast path
+// cannot write the line (a time outside years 0-9999), or with the buffer
+// when the message needs the library.
+func (h *Handler) head(t time.Time, level slog.Level, msg string) (*[]byte, bool) {
+	t = t.Round(0) // as the library: no monotonic reading
+	if y := t.Year(); !t.IsZero() && (y < 0 || y >= 10000) {
+		return nil, false
+	}
 	bp := bufs.Get().(*[]byte)
-	b := (*bp)[:0]
-	defer func() {
-		if cap(b) <= maxPooled {
-			*bp = b[:0]
-			bufs.Put(bp)
-		}
-	}()
-	b = append(b, '{')
+	b := append((*bp)[:0], '{')
 	if !t.IsZero() {
 		b = append(b, `"time":"`...)
 		b = t.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":`...)
-	b = jsonw.AppendString(b, r.Level.String()) // "INFO", "WARN+2": plain ASCII
+	b = jsonw.AppendString(b, level.String()) // "INFO", "WARN+2": plain ASCII
 	b = append(b, `,"msg":`...)
-	b, ok := appendString(b, r.Message)
+	b, ok := appendString(b, msg)
 	if ok {
 		b = append(b, h.attrs...)
-		r.Attrs(func(a slog.Attr) bool {
-			b, ok = appendAttr(b, a)
-			return ok
-		})
 	}
-	if !ok {
-		return h.inner.Handle(ctx, r)
-	}
-	b = append(b, '}', '\n')
-	_, err := h.out.Write(b)
+	*bp = b
+	return bp, ok
+}
+
+// finish ends the line in bp, writes it and returns the buffer to the pool.
+func (h *Handler) finish(bp *[]byte) error {
+	*bp = append(*bp, '}', '\n')
+	_, err := h.out.Write(*bp)
+	h.drop(bp)
 	return err
+}
+
+// drop returns bp, if any and not grown too large, to the pool.
+func (h *Handler) drop(bp *[]byte) {
+	if bp != nil && cap(*bp) <= maxPooled {
+		*bp = (*bp)[:0]
+		bufs.Put(bp)
+	}
 }
 
 // appendAttr appends `,"key":value` for a, and reports whether it could:

@@ -45,6 +45,18 @@ func (p *pair) same(t *testing.T, r slog.Record) {
 	if !bytes.Equal(p.fastOut.Bytes(), p.libOut.Bytes()) {
 		t.Fatalf("lines differ:\n fast    %q\n library %q", p.fastOut.Bytes(), p.libOut.Bytes())
 	}
+	// Line writes what Handle writes, from the record's parts.
+	if l, ok := p.fast.(*Handler); ok {
+		var attrs []slog.Attr
+		r.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a); return true })
+		p.fastOut.Reset()
+		if err := l.Line(r.Time, r.Level, r.Message, attrs); (err == nil) != (lerr == nil) {
+			t.Fatalf("errors differ: Line %v, library %v", err, lerr)
+		}
+		if !bytes.Equal(p.fastOut.Bytes(), p.libOut.Bytes()) {
+			t.Fatalf("lines differ:\n Line    %q\n library %q", p.fastOut.Bytes(), p.libOut.Bytes())
+		}
+	}
 }
 
 var when = time.Date(2026, 11, 27, 13, 30, 5, 123456789, time.UTC)
@@ -100,7 +112,7 @@ func TestSameAsLibrary(t *testing.T) {
 func TestFastPathTaken(t *testing.T) {
 	var out bytes.Buffer
 	h := New(&out, nil).WithAttrs([]slog.Attr{slog.String("dialect", "collab")})
-	fast, ok := h.(*handler)
+	fast, ok := h.(*Handler)
 	if !ok {
 		t.Fatalf("WithAttrs of strings gave a %T", h)
 	}
@@ -177,4 +189,10 @@ func BenchmarkLine(b *testing.B) {
 			}
 		})
 	}
+	b.Run("logjson-line", func(b *testing.B) {
+		l := New(io.Discard, nil).WithAttrs(with).(*Handler)
+		for b.Loop() {
+			_ = l.Line(time.Now(), slog.LevelInfo, "received", attrs)
+		}
+	})
 }
