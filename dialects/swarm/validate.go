@@ -23,8 +23,12 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			add("correlation_id", "a %s must carry the correlation_id of the request it answers", msgType)
 		}
 	}
-	if t := root.Get("payload.timeout"); msgType == typeRequest && t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
-		add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
+	if msgType == typeRequest {
+		// Looked up only for a request: for anything else the search
+		// would walk the whole payload for nothing.
+		if t := root.Get("payload.timeout"); t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
+			add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
+		}
 	}
 	return c.FinishRules(rules, msg)
 }
