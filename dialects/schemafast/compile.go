@@ -114,18 +114,29 @@ type dependency struct {
 	node     *node
 }
 
-// matcher is a compiled pattern of the library's regexp engine.
+// matcher is a compiled pattern of the library's regexp engine, with its
+// automaton (dfa.go) when it has one.
 type matcher struct {
 	re    *regexp.Regexp
 	other jsonschema.Regexp
+	dfa   *dfa
 }
 
 func newMatcher(r jsonschema.Regexp) matcher {
 	re, _ := r.(*regexp.Regexp)
-	return matcher{re: re, other: r}
+	m := matcher{re: re, other: r}
+	if re != nil {
+		m.dfa = newDFA(re.String())
+	}
+	return m
 }
 
 func (m *matcher) match(b []byte) bool {
+	if m.dfa != nil {
+		if ok, known := m.dfa.match(b); known {
+			return ok
+		}
+	}
 	if m.re != nil {
 		return m.re.Match(b)
 	}

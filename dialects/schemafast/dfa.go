@@ -1,0 +1,237 @@
+package schemafast
+
+import (
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A schema's patterns are matched against every message's timestamps and
+// versions: in the hop benchmark's profile, regexp's matcher took 3 us a
+// round trip for two timestamps. dfa is a fast path in front of it
+// (DESIGN.md section 9), generic and with the library as the fallback: a
+// deterministic automaton over ASCII built from the pattern's compiled
+// program (regexp/syntax, the library's own), for programs that use
+// nothing but characters, alternation, repetition and the text's two ends;
+// any other pattern, one whose automaton would be large, and any text with
+// a byte past ASCII, go to regexp. FuzzDFA holds the two to the same
+// answers.
+
+// dfa is a pattern's automaton: states[0] is the start.
+type dfa struct {
+	states []dfaState
+}
+
+// dfaState is one state: next by ASCII byte (-1: no match can follow),
+// whether a match has been found, and whether one is found if the text
+// ends here.
+type dfaState struct {
+	next       [128]int16
+	match      bool
+	matchAtEnd bool
+}
+
+// maxDFAStates bounds an automaton, and maxDFAInsts the program it is
+// made from: a pattern that needs more is left to regexp.
+const (
+	maxDFAStates = 128
+	maxDFAInsts  = 128
+)
+
+// newDFA returns the automaton of the pattern expr in Go's syntax, or nil
+// when it cannot make one.
+func newDFA(expr string) *dfa {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil || len(prog.Inst) > maxDFAInsts {
+		return nil
+	}
+	for _, in := range prog.Inst {
+		switch in.Op {
+		case syntax.InstEmptyWidth:
+			if syntax.EmptyOp(in.Arg)&^(syntax.EmptyBeginText|syntax.EmptyEndText) != 0 {
+				return nil // line ends, word boundaries
+			}
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL,
+			syntax.InstAlt, syntax.InstAltMatch, syntax.InstCapture, syntax.InstNop, syntax.InstMatch, syntax.InstFail:
+		default:
+			return nil
+		}
+	}
+	b := dfaBuilder{prog: prog, index: map[string]int{}}
+	b.state(b.closure([]uint32{uint32(prog.Start)}, true, false), true)
+	for i := 0; i < len(b.sets); i++ {
+		if len(b.sets) > maxDFAStates {
+			return nil
+		}
+		b.fill(i)
+	}
+	if len(b.sets) > maxDFAStates {
+		return nil
+	}
+	return &dfa{states: b.states}
+}
+
+// match reports whether text holds a match of the pattern, as
+// regexp.Match does; known is false when text has a byte past ASCII.
+func (d *dfa) match(text []byte) (matched, known bool) {
+	s := &d.states[0]
+	for _, c := range text {
+		if s.match {
+			return true, true
+		}
+		if c >= 0x80 {
+			return false, false
+		}
+		n := s.next[c]
+		if n < 0 {
+			// Nothing alive, and no match may start later: whatever
+			// follows, there is none.
+			return false, true
+		}
+		s = &d.states[n]
+	}
+	return s.match || s.matchAtEnd, true
+}
+
+// dfaBuilder makes the states: each is the set of the program's
+// instructions that wait for a byte, a match, or the end of the text.
+type dfaBuilder struct {
+	prog   *syntax.Prog
+	sets   [][]uint32
+	start  []bool
+	states []dfaState
+	index  map[string]int
+}
+
+// closure returns the instructions reached from pcs without reading a
+// byte, at the text's beginning or not, at its end or not. Away from the
+// end, an end-of-text test is kept as it is: it passes only where the text
+// ends.
+func (b *dfaBuilder) closure(pcs []uint32, begin, end bool) []uint32 {
+	var out []uint32
+	seen := map[uint32]bool{}
+	var visit func(pc uint32)
+	visit = func(pc uint32) {
+		if seen[pc] {
+			return
+		}
+		seen[pc] = true
+		in := &b.prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			visit(in.Out)
+			visit(in.Arg)
+		case syntax.InstCapture, syntax.InstNop:
+			visit(in.Out)
+		case syntax.InstEmptyWidth:
+			op := syntax.EmptyOp(in.Arg)
+			if op&syntax.EmptyBeginText != 0 && !begin {
+				return
+			}
+			if op&syntax.EmptyEndText != 0 && !end {
+				out = append(out, pc)
+				return
+			}
+			visit(in.Out)
+		case syntax.InstFail:
+		default: // a byte's instruction, or the match
+			out = append(out, pc)
+		}
+	}
+	for _, pc := range pcs {
+		visit(pc)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// state returns the index of the state of set, making it if new.
+func (b *dfaBuilder) state(set []uint32, start bool) int {
+	var key strings.Builder
+	if start {
+		key.WriteByte('^')
+	}
+	for _, pc := range set {
+		key.WriteString(strconv.FormatUint(uint64(pc), 36))
+		key.WriteByte(',')
+	}
+	if i, ok := b.index[key.String()]; ok {
+		return i
+	}
+	i := len(b.sets)
+	b.index[key.String()] = i
+	b.sets = append(b.sets, set)
+	b.start = append(b.start, start)
+	st := dfaState{}
+	for _, pc := range set {
+		switch in := &b.prog.Inst[pc]; in.Op {
+		case syntax.InstMatch:
+			st.match = true
+		case syntax.InstEmptyWidth:
+			// The text ends here: the test passes (with the beginning's,
+			// if it asks that too, only in the start state).
+			if syntax.EmptyOp(in.Arg)&syntax.EmptyBeginText == 0 || start {
+				st.matchAtEnd = st.matchAtEnd || b.matchesAtEnd(in.Out, start)
+			}
+		}
+	}
+	b.states = append(b.states, st)
+	return i
+}
+
+// matchesAtEnd reports whether pc leads to the match with no byte left.
+func (b *dfaBuilder) matchesAtEnd(pc uint32, begin bool) bool {
+	for _, q := range b.closure([]uint32{pc}, begin, true) {
+		if b.prog.Inst[q].Op == syntax.InstMatch {
+			return true
+		}
+	}
+	return false
+}
+
+// fill sets the transitions of state i: by each ASCII byte, to the
+// instructions that byte leads to, and to the pattern's start again (a
+// match may begin anywhere; one that must begin at the text's beginning
+// then reaches nothing).
+func (b *dfaBuilder) fill(i int) {
+	set := b.sets[i]
+	restart := b.closure([]uint32{uint32(b.prog.Start)}, false, false)
+	for c := range 128 {
+		var outs []uint32
+		for _, pc := range set {
+			in := &b.prog.Inst[pc]
+			if consumes(in, rune(c)) {
+				outs = append(outs, in.Out)
+			}
+		}
+		next := slices.Compact(slices.Sorted(slices.Values(append(b.closure(outs, false, false), restart...))))
+		if len(next) == 0 {
+			b.states[i].next[c] = -1
+			continue
+		}
+		if len(b.sets) > maxDFAStates {
+			return
+		}
+		b.states[i].next[c] = int16(b.state(next, false))
+	}
+}
+
+// consumes reports whether the instruction in reads r.
+func consumes(in *syntax.Inst, r rune) bool {
+	switch in.Op {
+	case syntax.InstRune:
+		return in.MatchRune(r)
+	case syntax.InstRune1:
+		return r == in.Rune[0]
+	case syntax.InstRuneAny:
+		return true
+	case syntax.InstRuneAnyNotNL:
+		return r != '\n'
+	}
+	return false
+}

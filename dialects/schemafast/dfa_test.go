@@ -1,0 +1,111 @@
+package schemafast
+
+import (
+	"regexp"
+	"testing"
+)
+
+// dfaPatterns are the built-in dialects' patterns and others that try the
+// automaton's edges: both ends of the text, alternation across an anchor,
+// case folding, any character with and without newlines.
+var dfaPatterns = []string{
+	`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:\d{2})?$`,
+	`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$`,
+	`^\d+\.\d+$`, `^\d+\.\d+\.\d+$`, `^[A-Z0-9_-]+$`,
+	`^P(\d+(\.\d+)?D)?(T(\d+(\.\d+)?[HMS])+)?$`,
+	`abc`, `a+b*$`, `^$`, `$`, `^`, `x|^y`, `(?i)ab`, `.`, `a.c`, `(?s)a.c`, `a{2,3}`, `[^a-c]x`, `\Aa\z`,
+}
+
+var dfaTexts = []string{
+	"", "2026-11-21T10:00:00Z", "2026-11-21 10:00", "2026-11-21T10:00:00.5+01:00", "1.2", "1.2.3", "ABC_-", "abc",
+	"xabcx", "aab", "ab\n", "y", "zy", "AB", "a\nc", "P1DT2H", "PT", "aa", "aaaa", "dx", "ax", "é", "aé", "é2026",
+}
+
+// TestDFA: where the automaton answers, it answers as regexp does; it
+// answers every ASCII text; it is made for each pattern above.
+func TestDFA(t *testing.T) {
+	for _, p := range dfaPatterns {
+		d := newDFA(p)
+		if d == nil {
+			t.Errorf("no automaton for %q", p)
+			continue
+		}
+		re := regexp.MustCompile(p)
+		for _, s := range dfaTexts {
+			got, known := d.match([]byte(s))
+			if !known {
+				if ascii(s) {
+					t.Errorf("%q on %q: no answer for an ASCII text", p, s)
+				}
+				continue
+			}
+			if want := re.MatchString(s); got != want {
+				t.Errorf("%q on %q: %v, regexp says %v", p, s, got, want)
+			}
+		}
+	}
+	// What it does not take: line ends, word boundaries, and automata past
+	// the bound.
+	for _, p := range []string{`(?m)^a$`, `\bword\b`, `\Bx`, `(a|b)*a(a|b){9}`} {
+		if newDFA(p) != nil {
+			t.Errorf("an automaton for %q", p)
+		}
+	}
+}
+
+func ascii(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzDFA holds the automaton to regexp: for any pattern regexp compiles
+// and the automaton is made for, and any text, they agree wherever the
+// automaton answers, and it answers every ASCII text.
+func FuzzDFA(f *testing.F) {
+	for _, p := range dfaPatterns {
+		for _, s := range dfaTexts {
+			f.Add(p, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return
+		}
+		d := newDFA(re.String())
+		if d == nil {
+			return
+		}
+		got, known := d.match([]byte(s))
+		if !known {
+			if ascii(s) {
+				t.Fatalf("%q on %q: no answer for an ASCII text", p, s)
+			}
+			return
+		}
+		if want := re.MatchString(s); got != want {
+			t.Fatalf("%q on %q: %v, regexp says %v", p, s, got, want)
+		}
+	})
+}
+
+func BenchmarkPattern(b *testing.B) {
+	p := dfaPatterns[0]
+	text := []byte("2026-11-21T10:00:00Z")
+	re := regexp.MustCompile(p)
+	b.Run("regexp", func(b *testing.B) {
+		for b.Loop() {
+			re.Match(text)
+		}
+	})
+	b.Run("dfa", func(b *testing.B) {
+		d := newDFA(p)
+		for b.Loop() {
+			d.match(text)
+		}
+	})
+}
