@@ -2,8 +2,8 @@
 // wait for their answer. A request goes out under a token, a fresh id, in
 // every correlation field it had; the receiver's reply carries the token
 // back, the table finds the request by it, and the requester's own values
-// are restored on the way back. Each request has a time limit; what it times out
-// or what is given up is remembered for a while, so that a late answer can
+// are restored on the way back. Each request has a time limit; what times
+// out or is given up is remembered for a while, so that a late answer can
 // be told from a stray one.
 package correlation
 
@@ -59,7 +59,7 @@ type Request[R, V comparable] struct {
 	Attempts atomic.Int32
 
 	// deadline is when it times out and expired runs; at is its place in
-	// the table's heap of deadlines, -1 when it is in none (expiry.go).
+	// the table's heap of deadlines while it is in it (expiry.go).
 	deadline time.Time
 	expired  func()
 	at       int
@@ -170,9 +170,10 @@ func init() {
 
 // Open records p under a new token, or under the token of the requester's
 // open request with the same task id, which p replaces, and sets its time
-// limit: after d, p is closed and expired runs, in a goroutine of its own. It returns the token, the request
-// p replaced, if any, and the oldest open request, closed to keep the
-// table within its limit, if any: its requester is owed an answer.
+// limit: after d, p is closed and expired runs, in a goroutine of its own.
+// It returns the token, the request p replaced, if any, and the oldest
+// open request, closed to keep the table within its limit, if any: its
+// requester is owed an answer.
 func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced, evicted *Request[R, V]) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
