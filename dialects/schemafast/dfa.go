@@ -3,8 +3,6 @@ package schemafast
 import (
 	"regexp/syntax"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // A schema's patterns are matched against every message's timestamps and
@@ -103,9 +101,12 @@ func (d *dfa) match(text []byte) (matched, known bool) {
 type dfaBuilder struct {
 	prog   *syntax.Prog
 	sets   [][]uint32
-	start  []bool
 	states []dfaState
 	index  map[string]int
+	// restart is where a match may begin after the text's beginning;
+	// seen marks what closure visited.
+	restart []uint32
+	seen    []bool
 }
 
 // closure returns the instructions reached from pcs without reading a
@@ -113,60 +114,64 @@ type dfaBuilder struct {
 // end, an end-of-text test is kept as it is: it passes only where the text
 // ends.
 func (b *dfaBuilder) closure(pcs []uint32, begin, end bool) []uint32 {
+	if b.seen == nil {
+		b.seen = make([]bool, len(b.prog.Inst))
+	}
+	clear(b.seen)
 	var out []uint32
-	seen := map[uint32]bool{}
-	var visit func(pc uint32)
-	visit = func(pc uint32) {
-		if seen[pc] {
-			return
+	stack := slices.Clone(pcs)
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b.seen[pc] {
+			continue
 		}
-		seen[pc] = true
+		b.seen[pc] = true
 		in := &b.prog.Inst[pc]
 		switch in.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
-			visit(in.Out)
-			visit(in.Arg)
+			stack = append(stack, in.Arg, in.Out)
 		case syntax.InstCapture, syntax.InstNop:
-			visit(in.Out)
+			stack = append(stack, in.Out)
 		case syntax.InstEmptyWidth:
 			op := syntax.EmptyOp(in.Arg)
-			if op&syntax.EmptyBeginText != 0 && !begin {
-				return
-			}
-			if op&syntax.EmptyEndText != 0 && !end {
+			switch {
+			case op&syntax.EmptyBeginText != 0 && !begin:
+			case op&syntax.EmptyEndText != 0 && !end:
 				out = append(out, pc)
-				return
+			default:
+				stack = append(stack, in.Out)
 			}
-			visit(in.Out)
 		case syntax.InstFail:
 		default: // a byte's instruction, or the match
 			out = append(out, pc)
 		}
 	}
-	for _, pc := range pcs {
-		visit(pc)
-	}
 	slices.Sort(out)
 	return out
 }
 
-// state returns the index of the state of set, making it if new.
-func (b *dfaBuilder) state(set []uint32, start bool) int {
-	var key strings.Builder
+// key names a set of instructions, and whether it is the start's.
+func key(set []uint32, start bool) string {
+	k := make([]byte, 0, 1+2*len(set))
 	if start {
-		key.WriteByte('^')
+		k = append(k, 1)
 	}
 	for _, pc := range set {
-		key.WriteString(strconv.FormatUint(uint64(pc), 36))
-		key.WriteByte(',')
+		k = append(k, byte(pc), byte(pc>>8))
 	}
-	if i, ok := b.index[key.String()]; ok {
+	return string(k)
+}
+
+// state returns the index of the state of set, making it if new.
+func (b *dfaBuilder) state(set []uint32, start bool) int {
+	k := key(set, start)
+	if i, ok := b.index[k]; ok {
 		return i
 	}
 	i := len(b.sets)
-	b.index[key.String()] = i
+	b.index[k] = i
 	b.sets = append(b.sets, set)
-	b.start = append(b.start, start)
 	st := dfaState{}
 	for _, pc := range set {
 		switch in := &b.prog.Inst[pc]; in.Op {
@@ -197,27 +202,36 @@ func (b *dfaBuilder) matchesAtEnd(pc uint32, begin bool) bool {
 // fill sets the transitions of state i: by each ASCII byte, to the
 // instructions that byte leads to, and to the pattern's start again (a
 // match may begin anywhere; one that must begin at the text's beginning
-// then reaches nothing).
+// then reaches nothing). Bytes that lead from the same instructions lead
+// to the same state, found once.
 func (b *dfaBuilder) fill(i int) {
+	if b.restart == nil {
+		b.restart = b.closure([]uint32{uint32(b.prog.Start)}, false, false)
+	}
 	set := b.sets[i]
-	restart := b.closure([]uint32{uint32(b.prog.Start)}, false, false)
+	byOuts := map[string]int16{}
+	var outs []uint32
 	for c := range 128 {
-		var outs []uint32
+		outs = outs[:0]
 		for _, pc := range set {
-			in := &b.prog.Inst[pc]
-			if consumes(in, rune(c)) {
+			if in := &b.prog.Inst[pc]; consumes(in, rune(c)) {
 				outs = append(outs, in.Out)
 			}
 		}
-		next := slices.Compact(slices.Sorted(slices.Values(append(b.closure(outs, false, false), restart...))))
-		if len(next) == 0 {
-			b.states[i].next[c] = -1
+		k := key(outs, false)
+		if n, ok := byOuts[k]; ok {
+			b.states[i].next[c] = n
 			continue
 		}
-		if len(b.sets) > maxDFAStates {
-			return
+		n := int16(-1)
+		if next := slices.Compact(slices.Sorted(slices.Values(append(b.closure(outs, false, false), b.restart...)))); len(next) > 0 {
+			if len(b.sets) > maxDFAStates {
+				return
+			}
+			n = int16(b.state(next, false))
 		}
-		b.states[i].next[c] = int16(b.state(next, false))
+		byOuts[k] = n
+		b.states[i].next[c] = n
 	}
 }
 

@@ -107,3 +107,17 @@ func BenchmarkPattern(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkNewDFA builds automata: a timestamp's, and one near the bound
+// on states.
+func BenchmarkNewDFA(b *testing.B) {
+	for _, p := range []string{dfaPatterns[0], `(a|b)*a(a|b){5}`} {
+		b.Run(fmt.Sprintf("%d", len(p)), func(b *testing.B) {
+			for b.Loop() {
+				if newDFA(p) == nil {
+					b.Fatal("no automaton")
+				}
+			}
+		})
+	}
+}
