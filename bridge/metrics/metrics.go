@@ -31,7 +31,23 @@ type Metrics struct {
 	pending     prometheus.GaugeFunc     // bridge_pending_requests
 	reg         prometheus.Registerer    // where Table registers; nil: nowhere
 	totals      *totals                  // the same counts over all labels
+	// The counters of messages and received by their labels.
+	delivered *counters[deliveredKey]
+	heard     *counters[receivedKey]
 }
+
+// deliveredKey and receivedKey are the labels of agent_messages_total and
+// bridge_messages_received_total.
+type (
+	deliveredKey struct {
+		source, dest string
+		act          canonical.Act
+	}
+	receivedKey struct {
+		dialect string
+		act     canonical.Act
+	}
+)
 
 // durationBuckets are agent_request_duration's bucket bounds, seconds.
 var durationBuckets = prometheus.ExponentialBuckets(0.0001, 4, 10)
@@ -90,6 +106,8 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 	}
 	m.reg = r
 	m.totals = newTotals(durationBuckets)
+	m.delivered = newCounters[deliveredKey](m.messages)
+	m.heard = newCounters[receivedKey](m.received)
 	if r == nil {
 		return m, nil
 	}
@@ -118,13 +136,13 @@ func (m *Metrics) RequestDone(source, dest string, d time.Duration) {
 
 // Delivered counts a message delivered from source to dest.
 func (m *Metrics) Delivered(source, dest string, act canonical.Act) {
-	m.messages.WithLabelValues(source, dest, string(act)).Inc()
+	m.delivered.get(deliveredKey{source, dest, act}, func() []string { return []string{source, dest, string(act)} }).Inc()
 	m.totals.delivered.Add(1)
 }
 
 // Received counts a message received and understood.
 func (m *Metrics) Received(dialect string, act canonical.Act) {
-	m.received.WithLabelValues(dialect, string(act)).Inc()
+	m.heard.get(receivedKey{dialect, act}, func() []string { return []string{dialect, string(act)} }).Inc()
 	m.totals.received.Add(1)
 }
 

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,4 +141,56 @@ func TestTotals(t *testing.T) {
 			t.Errorf("within %gs: %d, the histogram says %d", b, got.Answered[i], cumulative[b])
 		}
 	}
+}
+
+// TestCountersShared: counts made through the kept counters, from many
+// goroutines at once and for labels seen first by any of them, are the
+// vectors' counts.
+func TestCountersShared(t *testing.T) {
+	m, err := New(prometheus.NewRegistry(), func() float64 { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 500
+	dialects := []string{"collab", "swarm", "fuse"}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				d := dialects[(w+i)%len(dialects)]
+				m.Received(d, canonical.ActRequest)
+				m.Delivered(d, "b", canonical.ActResult)
+			}
+		})
+	}
+	wg.Wait()
+	var received, delivered float64
+	for _, d := range dialects {
+		received += testutil.ToFloat64(m.received.WithLabelValues(d, string(canonical.ActRequest)))
+		delivered += testutil.ToFloat64(m.messages.WithLabelValues(d, "b", string(canonical.ActResult)))
+	}
+	if received != workers*each || delivered != workers*each {
+		t.Errorf("received %v, delivered %v; want %d each", received, delivered, workers*each)
+	}
+}
+
+// BenchmarkCount is the two counts made for every message: through the
+// kept counters, and through the vectors as before.
+func BenchmarkCount(b *testing.B) {
+	m, err := New(prometheus.NewRegistry(), func() float64 { return 0 })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("kept", func(b *testing.B) {
+		for b.Loop() {
+			m.Received("collab", canonical.ActRequest)
+			m.Delivered("collab-requester-1", "swarm-responder-1", canonical.ActRequest)
+		}
+	})
+	b.Run("vectors", func(b *testing.B) {
+		for b.Loop() {
+			m.received.WithLabelValues("collab", string(canonical.ActRequest)).Inc()
+			m.messages.WithLabelValues("collab-requester-1", "swarm-responder-1", string(canonical.ActRequest)).Inc()
+		}
+	})
 }
