@@ -53,8 +53,9 @@ func metricMedians(r io.Reader) map[string]map[string]map[string]float64 {
 }
 
 // reportHop prints `make bench-hop`'s figures as ratios to the bare hop
-// measured in the same run: each mode's round-trip p50 and p99 (lower is
-// better) and one-way throughput (higher is better), medians over -count.
+// measured in the same run: each mode's round-trip p50 and p99 and the
+// process's CPU time per round trip (lower is better), and one-way
+// throughput (higher is better), medians over -count.
 // It returns 1 when the input has no bare hop to compare with.
 func reportHop(in io.Reader, w io.Writer) int {
 	ms := metricMedians(in)
@@ -62,6 +63,7 @@ func reportHop(in io.Reader, w io.Writer) int {
 	for _, t := range []struct{ bench, unit, what string }{
 		{"Hop", "p50-µs", "round trip p50"},
 		{"Hop", "p99-µs", "round trip p99"},
+		{"Hop", "cpu-µs/op", "round trip CPU"},
 		{"OneWay", "msgs/s", "one-way throughput"},
 	} {
 		bare, ok := ms[t.bench]["bare"][t.unit]

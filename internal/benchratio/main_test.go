@@ -79,12 +79,12 @@ BenchmarkRewrites/five-2 100 2800 ns/op`
 // TestReportHop: medians of each mode's metrics, as ratios to the bare hop
 // of the same run.
 func TestReportHop(t *testing.T) {
-	in := `BenchmarkHop/bare-2 	   20000	     66114 ns/op	        50.00 p50-µs	       200.0 p99-µs
-BenchmarkHop/bare-2 	   20000	     60587 ns/op	        40.00 p50-µs	       180.0 p99-µs
-BenchmarkHop/bare-2 	   20000	     60587 ns/op	        48.00 p50-µs	       190.0 p99-µs
-BenchmarkHop/bridge-2         	   20000	    145365 ns/op	       96.00 p50-µs	       380.0 p99-µs
-BenchmarkHop/bridge-2         	   20000	    125352 ns/op	       120.0 p50-µs	       400.0 p99-µs
-BenchmarkHop/bridge-2         	   20000	    143888 ns/op	       130.0 p50-µs	       390.0 p99-µs
+	in := `BenchmarkHop/bare-2 	   20000	     66114 ns/op	        70.00 cpu-µs/op	        50.00 p50-µs	       200.0 p99-µs
+BenchmarkHop/bare-2 	   20000	     60587 ns/op	        66.00 cpu-µs/op	        40.00 p50-µs	       180.0 p99-µs
+BenchmarkHop/bare-2 	   20000	     60587 ns/op	        80.00 cpu-µs/op	        48.00 p50-µs	       190.0 p99-µs
+BenchmarkHop/bridge-2         	   20000	    145365 ns/op	       150.0 cpu-µs/op	       96.00 p50-µs	       380.0 p99-µs
+BenchmarkHop/bridge-2         	   20000	    125352 ns/op	       140.0 cpu-µs/op	       120.0 p50-µs	       400.0 p99-µs
+BenchmarkHop/bridge-2         	   20000	    143888 ns/op	       175.0 cpu-µs/op	       130.0 p50-µs	       390.0 p99-µs
 BenchmarkOneWay/bare-2                      	   20000	     11760 ns/op	     80000 msgs/s
 BenchmarkOneWay/bridge-2                    	   20000	     18257 ns/op	     60000 msgs/s
 PASS`
@@ -95,6 +95,7 @@ PASS`
 	for _, want := range []string{
 		"round trip p50: bare 48 p50-µs", "bridge                        120 p50-µs   2.50x the bare hop",
 		"round trip p99: bare 190 p99-µs", "390 p99-µs   2.05x",
+		"round trip CPU: bare 70 cpu-µs/op", "150 cpu-µs/op  2.14x",
 		"one-way throughput: bare 80000 msgs/s", "60000 msgs/s   0.75x",
 	} {
 		if !strings.Contains(out.String(), want) {
