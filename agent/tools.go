@@ -37,10 +37,19 @@ func ok(v any, summary string) answer {
 	return answer{result: canonical.JSON(b), summary: summary}
 }
 
+// toolVersion is the version each tool is declared with, where a dialect
+// carries one (fuse versions each capability): the version of its
+// arguments and result, which have not changed since it was first written.
+const toolVersion = "1.0"
+
 // catalogue lists every tool the agent package offers, in the order they
 // are declared.
 func catalogue() []*tool {
-	return []*tool{echoTool(), addTool(), sleepTool(), failTool(), debugCodeTool(), sentimentTool()}
+	tools := []*tool{echoTool(), addTool(), sleepTool(), failTool(), debugCodeTool(), sentimentTool()}
+	for _, t := range tools {
+		t.Version = toolVersion
+	}
+	return tools
 }
 
 // ToolNames returns the names of every tool a reference agent can offer,

@@ -270,6 +270,10 @@ type Tool struct {
 	InputSchema JSON
 	// OutputSchema is a JSON Schema for the result; empty when not declared.
 	OutputSchema JSON
+	// Version is the version of the tool's definition, as its agent
+	// declares it (fuse declares one per capability); empty when not
+	// declared.
+	Version string
 }
 
 // Field is a member a dialect carries that has no canonical field.

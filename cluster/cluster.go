@@ -464,7 +464,8 @@ func toolsOf(info bridge.AgentInfo) []canonical.Tool {
 	out := make([]canonical.Tool, 0, len(info.Tools))
 	for _, t := range info.Tools {
 		out = append(out, canonical.Tool{Name: t.Operation.Name, Capability: t.Operation.Capability, Title: t.Title,
-			Description: t.Description, InputSchema: canonical.JSON(t.InputSchema), OutputSchema: canonical.JSON(t.OutputSchema)})
+			Description: t.Description, InputSchema: canonical.JSON(t.InputSchema), OutputSchema: canonical.JSON(t.OutputSchema),
+			Version: t.Version})
 	}
 	return out
 }

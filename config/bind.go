@@ -105,7 +105,7 @@ func bindTool(v *value) Tool {
 	if v.f.kind == kindString {
 		return Tool{Name: v.s}
 	}
-	t := Tool{Name: v.str("name"), Title: v.str("title"), Description: v.str("description")}
+	t := Tool{Name: v.str("name"), Title: v.str("title"), Description: v.str("description"), Version: v.str("version")}
 	if s := v.get("input_schema"); s != nil {
 		t.InputSchema = s.raw
 	}

@@ -185,6 +185,8 @@ func TestValues(t *testing.T) {
 		{"agents:\n  - id: A\n    dialect: swarm\n    tools:\n      - name: s\n        description: Scores.\n        input_schema: {type: object, properties: {text: {type: string}}}",
 			func(c *Config) any { t := c.Agents[0].Tools[0]; return t.Description + " " + string(t.InputSchema) },
 			`Scores. {"properties":{"text":{"type":"string"}},"type":"object"}`},
+		{"agents:\n  - id: A\n    dialect: fuse\n    tools: [{name: text/score, version: 1.10}, {name: text/tag, version: '2.0-beta'}]",
+			func(c *Config) any { return c.Agents[0].Tools[0].Version + " " + c.Agents[0].Tools[1].Version }, "1.10 2.0-beta"},
 		{"agents:\n  - id: M\n    mcp: {url: 'http://h/mcp', headers: {Authorization: 'Bearer ${MCP_BRIDGE_TEST_TOKEN}'}}",
 			func(c *Config) any {
 				a := c.Agents[0]

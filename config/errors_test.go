@@ -98,7 +98,7 @@ func TestBadFiles(t *testing.T) {
 		{"command empty", agent + "    command: []\n", "bad.yaml:4: agents[0].command: must be a list: the program and its arguments"},
 		{"command string", agent + "    command: a b\n", "bad.yaml:4: agents[0].command: must be a list: the program and its arguments"},
 		{"command no program", agent + "    command: ['', x]\n", "bad.yaml:4: agents[0].command[0]: must be the program to run"},
-		{"tools type", agent + "    tools: debug\n", "bad.yaml:4: agents[0].tools: must be a list of tools: names, or mappings (name, title, description, input_schema, output_schema)"},
+		{"tools type", agent + "    tools: debug\n", "bad.yaml:4: agents[0].tools: must be a list of tools: names, or mappings (name, title, description, input_schema, output_schema, version)"},
 		{"tools twice", agent + "    tools: [a, a]\n", `bad.yaml:4: agents[0].tools[1]: the tool "a" is listed twice (first at line 4)`},
 		{"subscribe item", agent + "    subscribe: [[x]]\n", "bad.yaml:4: agents[0].subscribe[0]: must be a topic"},
 		{"token empty", agent + "    token: ''\n", "bad.yaml:4: agents[0].token: must be a token (a non-empty string)"},

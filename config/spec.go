@@ -16,6 +16,7 @@ func serveSpec() *field {
 		str("description", "What the tool does, for MCP clients and the agents' directory.").named("a description"),
 		schemaField("input_schema", "A JSON Schema (draft 2020-12), in YAML, of the arguments."),
 		schemaField("output_schema", "A JSON Schema (draft 2020-12), in YAML, of the result."),
+		str("version", "The version of the tool's definition, written into declarations that carry one (fuse's capability `version`).").named("a version"),
 	)
 	toolName := str("", "").named("an operation name").typed("name")
 

@@ -25,6 +25,8 @@ type Tool struct {
 	// InputSchema and OutputSchema are JSON Schemas (converted from the
 	// YAML), nil when not given.
 	InputSchema, OutputSchema json.RawMessage
+	// Version is the version of the tool's definition, "" when not given.
+	Version string
 }
 
 // Named returns tools of the names given, with nothing else declared.

@@ -21,7 +21,7 @@ var referenceWarnings = map[string][]string{
 	"elizaacl":  nil,
 	"collab":    nil,
 	"bluelabel": nil,
-	"fuse":      {"fuse.capabilities.versioned"},
+	"fuse":      nil,
 	"swarm":     nil,
 }
 

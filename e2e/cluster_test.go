@@ -123,7 +123,7 @@ func TestClusterEmbedded(t *testing.T) {
 }
 
 // TestClusterDirectory: every instance lists every agent with the instance
-// that holds it; capability routing, topics and broadcast cross instances,
+// that holds it, with its tools as declared; capability routing, topics and broadcast cross instances,
 // each subscriber getting an event once; the MCP face of one instance lists
 // and calls the tools of agents the others hold.
 func TestClusterDirectory(t *testing.T) {
@@ -143,6 +143,10 @@ func TestClusterDirectory(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), `"instance": "c"`) || !strings.Contains(string(body), `"id": "fuse-agent"`) {
 		t.Errorf("/v1/agents on a:\n%s", body)
+	}
+	// A tool's version, which fuse declares, crosses instances.
+	if fa := listed(t, hs["a"], "fuse-agent"); fa == nil || len(fa.Tools) != 1 || fa.Tools[0].Version != "1.0" {
+		t.Errorf("a lists fuse-agent as %+v, want its one tool at version 1.0", fa)
 	}
 
 	// By capability: a request naming no receiver, from a, served on b.

@@ -28,7 +28,7 @@ var bridgeWarnings = map[string]map[string]string{
 		"collab.error.retryable": "no retryable",
 	},
 	"bluelabel": {},
-	"fuse":      {"fuse.capabilities.versioned": "no capability version"},
+	"fuse":      {"fuse.capabilities.versioned": "the swarm agent behind declares its tools by name only"},
 	// An event to an agent whose dialect has no event (the elizaacl agent
 	// behind collab, the bluelabel agent behind swarm) is skipped with a log
 	// line, not answered: collab.publish.silent and swarm.notification.silent

@@ -17,7 +17,7 @@ import (
 // Capability Declaration document, {"capabilities": [...]} alone, which
 // names no sender. On a connection bound to an agent (/ws/fuse?agent=ID)
 // the bridge takes it as that agent's declaration, and /v1/agents lists the
-// capabilities; on a connection that has named no agent it is refused, in
+// capabilities, each tool with its capability's version; on a connection that has named no agent it is refused, in
 // fuse, with an error saying to name the agent.
 func TestFuseDeclarationDocument(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "dialects", "fuse", dialecttest.SamplesDir, "spec_capability_declaration.json"))
@@ -38,6 +38,9 @@ func TestFuseDeclarationDocument(t *testing.T) {
 			t.Fatalf("/v1/agents lists text-bot with capabilities %v (listed %v)", caps, ok)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if tools := listed(t, h, "text-bot").Tools; len(tools) != 1 || tools[0].Version != "1.0" {
+		t.Errorf("/v1/agents lists text-bot's tools as %+v, want one of version 1.0", tools)
 	}
 
 	// A connection that has not named its agent.
@@ -65,28 +68,39 @@ func TestFuseDeclarationDocument(t *testing.T) {
 	}
 }
 
-// listedCapabilities returns the capabilities GET /v1/agents lists for id,
-// and whether it lists id.
-func listedCapabilities(t *testing.T, h *harness, id string) ([]string, bool) {
+// listedAgent is what GET /v1/agents says of an agent, in part.
+type listedAgent struct {
+	ID           string
+	Capabilities []string
+	Tools        []struct{ Name, Version string }
+}
+
+// listed returns what GET /v1/agents lists for id; nil when it lists no id.
+func listed(t *testing.T, h *harness, id string) *listedAgent {
 	t.Helper()
 	r, err := http.Get(h.httpURL() + "/v1/agents")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Body.Close()
-	var list struct {
-		Agents []struct {
-			ID           string
-			Capabilities []string
-		}
-	}
+	var list struct{ Agents []listedAgent }
 	if err := json.NewDecoder(r.Body).Decode(&list); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range list.Agents {
-		if a.ID == id {
-			return a.Capabilities, true
+	for i := range list.Agents {
+		if list.Agents[i].ID == id {
+			return &list.Agents[i]
 		}
+	}
+	return nil
+}
+
+// listedCapabilities returns the capabilities GET /v1/agents lists for id,
+// and whether it lists id.
+func listedCapabilities(t *testing.T, h *harness, id string) ([]string, bool) {
+	t.Helper()
+	if a := listed(t, h, id); a != nil {
+		return a.Capabilities, true
 	}
 	return nil, false
 }

@@ -409,7 +409,7 @@ func declaredTools(tools []config.Tool) []canonical.Tool {
 	out := make([]canonical.Tool, 0, len(tools))
 	for _, t := range tools {
 		ct := directory.ToolsFromNames([]string{t.Name})[0]
-		ct.Title, ct.Description = t.Title, t.Description
+		ct.Title, ct.Description, ct.Version = t.Title, t.Description, t.Version
 		ct.InputSchema, ct.OutputSchema = canonical.JSON(t.InputSchema), canonical.JSON(t.OutputSchema)
 		out = append(out, ct)
 	}

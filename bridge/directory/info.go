@@ -50,6 +50,8 @@ type Tool struct {
 	// InputSchema and OutputSchema are JSON Schemas, when declared.
 	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Version is the version of the tool's definition, when declared.
+	Version string `json:"version,omitempty"`
 	// Operation is how a request to the agent names the tool.
 	Operation canonical.Operation `json:"-"`
 }
@@ -105,7 +107,7 @@ func (a *Agent[E]) infoLocked(self string) Info {
 		in.Tools = append(in.Tools, Tool{
 			Agent: a.id, Dialect: a.dialect, Status: in.Status, Name: OperationName(t),
 			Title: t.Title, Description: t.Description,
-			InputSchema: raw(t.InputSchema), OutputSchema: raw(t.OutputSchema),
+			InputSchema: raw(t.InputSchema), OutputSchema: raw(t.OutputSchema), Version: t.Version,
 			Operation: canonical.Operation{Capability: t.Capability, Name: t.Name},
 		})
 	}

@@ -68,7 +68,7 @@ func writeCapabilities(w *jsonw.Writer, ctx *dialects.EncodeContext, caps *canon
 	detailed := len(caps.Topics) > 0
 	done := make([]bool, len(caps.Tools))
 	for i, t := range caps.Tools {
-		if t.Description != "" || t.Title != "" || t.InputSchema != "" || t.OutputSchema != "" {
+		if t.Description != "" || t.Title != "" || t.InputSchema != "" || t.OutputSchema != "" || t.Version != "" {
 			detailed = true
 		}
 		if done[i] {
@@ -98,7 +98,7 @@ func writeCapabilities(w *jsonw.Writer, ctx *dialects.EncodeContext, caps *canon
 		w.Close()
 	}
 	if detailed {
-		approximate(ctx, canonical.CCapabilities, "collab capabilities carry names and actions only; tool titles, descriptions, schemas and topics were left out")
+		approximate(ctx, canonical.CCapabilities, "collab capabilities carry names and actions only; tool titles, descriptions, schemas, versions and topics were left out")
 	}
 }
 

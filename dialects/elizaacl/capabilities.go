@@ -132,7 +132,7 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 			w.String(t.Name)
 			w.StringField("description", t.Description)
 			w.Close()
-			if t.Capability != "" || t.Title != "" || t.InputSchema != "" || t.OutputSchema != "" {
+			if t.Capability != "" || t.Title != "" || t.InputSchema != "" || t.OutputSchema != "" || t.Version != "" {
 				partial = append(partial, t.Name)
 			}
 		}
@@ -142,7 +142,7 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 	w.Close()
 	if len(partial) > 0 {
 		ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
-			"elizaacl actions carry only a name and a description; dropped the group, title and schemas of "+strings.Join(quoteAll(partial), ", "))
+			"elizaacl actions carry only a name and a description; dropped the group, title, schemas and version of "+strings.Join(quoteAll(partial), ", "))
 	}
 }
 

@@ -152,7 +152,7 @@ func TestEncodeForeign(t *testing.T) {
 			}
 			return e
 		}, `{"mcp_version":"0.1.0","message_id":"m-2","performative":"INFORM_CAPABILITIES","sender":{"agent_id":"agent-2"},"receiver":{"agent_id":"agent-1"},"in_reply_to":"req-7","timestamp":"2024-01-11T10:00:03.000000","payload":{"status":"success","capabilities":{"topics":["Python"],"actions":[{"name":"echo","description":"echoes"},{"name":"ping"}]}}}`,
-			[]string{`approximated capabilities: elizaacl actions carry only a name and a description; dropped the group, title and schemas of "echo"`}},
+			[]string{`approximated capabilities: elizaacl actions carry only a name and a description; dropped the group, title, schemas and version of "echo"`}},
 		{"inform-capabilities refused", func() *canonical.Envelope {
 			e := foreign(canonical.ActInformCapabilities)
 			e.InReplyTo = "req-7"

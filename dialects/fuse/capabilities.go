@@ -38,12 +38,13 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, path string, v gjson
 	return err
 }
 
-// decodeCapability reads one capability and its actions.
+// decodeCapability reads one capability and its actions: each action's
+// tool is of the capability's id and version.
 func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gjson.Result) error {
 	if err := c.Read.Object(path, v); err != nil {
 		return err
 	}
-	var id string
+	var id, version string
 	var actions gjson.Result
 	var err error
 	v.ForEach(func(k, m gjson.Result) bool {
@@ -51,8 +52,11 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 		case "id", "name", "description", "version":
 			var s string
 			s, err = c.Read.StringAt(path, k.Str, m, false)
-			if k.Str == "id" {
+			switch k.Str {
+			case "id":
 				id = s
+			case "version":
+				version = s
 			}
 		case "actions":
 			actions = m
@@ -67,7 +71,7 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 	actions.ForEach(func(_, a gjson.Result) bool {
 		var t canonical.Tool
 		t, err = c.decodeAction(dialects.Join(path, "actions."+strconv.Itoa(i)), a)
-		t.Capability = id
+		t.Capability, t.Version = id, version
 		caps.Tools = append(caps.Tools, t)
 		i++
 		return err == nil
@@ -224,6 +228,7 @@ func (c *Codec) writeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx 
 		w.String(g)
 		w.Key("name")
 		w.String(g)
+		w.StringField("version", groupVersion(caps.Tools, g, ctx))
 		w.Key("actions")
 		w.OpenArray()
 		for i := range caps.Tools {
@@ -235,6 +240,24 @@ func (c *Codec) writeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx 
 		w.Close()
 	}
 	w.CloseArray()
+}
+
+// groupVersion returns the version of capability g: its tools', the first
+// one declared when they differ, which is reported.
+func groupVersion(tools []canonical.Tool, g string, ctx *dialects.EncodeContext) string {
+	version := ""
+	for _, t := range tools {
+		switch {
+		case groupOf(t) != g || t.Version == "" || t.Version == version:
+		case version == "":
+			version = t.Version
+		default:
+			ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
+				"fuse versions a capability, not an action; capability "+strconv.Quote(g)+" written as version "+
+					strconv.Quote(version)+", though its action "+strconv.Quote(t.Name)+" declared "+strconv.Quote(t.Version))
+		}
+	}
+	return version
 }
 
 func groupOf(t canonical.Tool) string {

@@ -202,12 +202,12 @@ func TestEncodeForeign(t *testing.T) {
 					InputSchema:  `{"type":"object","properties":{"text":{"type":"string","description":"The text"},"lang":{"type":"string","default":"en","enum":["en","de"]}},"required":["text"]}`,
 					OutputSchema: `{"type":"object"}`},
 				{Name: "echo"},
-				{Name: "entities", Capability: "text", InputSchema: `{"type":"object","properties":{}}`},
+				{Name: "entities", Capability: "text", InputSchema: `{"type":"object","properties":{}}`, Version: "2.1"},
 			}}
 			return e
 		}, map[string]string{
 			"messageType": `"response"`, "content.requestId": `"req-caps"`,
-			"content.capabilities": `[{"id":"text","name":"text","actions":[` +
+			"content.capabilities": `[{"id":"text","name":"text","version":"2.1","actions":[` +
 				`{"id":"sentiment","name":"Sentiment","description":"Scores text","parameters":[` +
 				`{"name":"text","type":"string","required":true,"description":"The text"},` +
 				`{"name":"lang","type":"string","required":false,"default":"en","enum":["en","de"]}],"returns":{"type":"object"}},` +
@@ -227,6 +227,18 @@ func TestEncodeForeign(t *testing.T) {
 			"content.capabilities": `[{"id":"default","name":"default","actions":[` +
 				`{"id":"forecast","name":"forecast","parameters":[{"name":"days","type":"integer","required":false}]},` +
 				`{"id":"raw","name":"raw"}]}]`,
+		}, []lossWant{{dialects.Approximated, canonical.CCapabilities}}},
+		{"actions of one capability in two versions", func() *canonical.Envelope {
+			e := foreign(canonical.ActInformCapabilities)
+			e.Capabilities = &canonical.Capabilities{Tools: []canonical.Tool{
+				{Name: "a", Capability: "text", Version: "1.0"},
+				{Name: "b", Capability: "text", Version: "1.0"},
+				{Name: "c", Capability: "text", Version: "2.0"},
+			}}
+			return e
+		}, map[string]string{
+			"content.capabilities": `[{"id":"text","name":"text","version":"1.0","actions":[` +
+				`{"id":"a","name":"a"},{"id":"b","name":"b"},{"id":"c","name":"c"}]}]`,
 		}, []lossWant{{dialects.Approximated, canonical.CCapabilities}}},
 		{"declaration of nothing", func() *canonical.Envelope {
 			return foreign(canonical.ActInformCapabilities)
@@ -287,7 +299,7 @@ func TestCapabilitiesFromOtherDialects(t *testing.T) {
 	tools := []canonical.Tool{
 		{Name: "sentiment", Capability: "text", Title: "Sentiment", Description: "Scores text",
 			InputSchema: `{"type":"object","properties":{"text":{"type":"string","description":"The text"}},"required":["text"]}`, OutputSchema: `{"type":"object"}`},
-		{Name: "echo", Capability: "default", Title: "echo"},
+		{Name: "echo", Capability: "default", Title: "echo", Version: "0.3"},
 	}
 	e := foreign(canonical.ActInformCapabilities)
 	e.Capabilities = &canonical.Capabilities{Tools: tools}
@@ -298,7 +310,7 @@ func TestCapabilitiesFromOtherDialects(t *testing.T) {
 	}
 	for i, got := range back.Capabilities.Tools {
 		want := tools[i]
-		if got.Name != want.Name || got.Capability != want.Capability || got.Title != want.Title || got.Description != want.Description ||
+		if got.Name != want.Name || got.Capability != want.Capability || got.Title != want.Title || got.Description != want.Description || got.Version != want.Version ||
 			!sameJSON(got.InputSchema, want.InputSchema) || !sameJSON(got.OutputSchema, want.OutputSchema) {
 			t.Errorf("tool %d\n got %+v\nwant %+v", i, got, want)
 		}

@@ -154,7 +154,7 @@ func TestDecodeSamples(t *testing.T) {
 func TestCapabilityTools(t *testing.T) {
 	env := decode(t, sample(t, "made_capabilities_event"))
 	tool := env.Capabilities.Tools[0]
-	if tool.Name != "sentiment-analysis" || tool.Capability != "text-analysis" || tool.Title != "Sentiment Analysis" || tool.Description != "Analyzes the sentiment of provided text" {
+	if tool.Name != "sentiment-analysis" || tool.Capability != "text-analysis" || tool.Title != "Sentiment Analysis" || tool.Description != "Analyzes the sentiment of provided text" || tool.Version != "1.0" {
 		t.Errorf("tool %+v", tool)
 	}
 	want := `{"type":"object","properties":{"text":{"type":"string","description":"The text to analyze"},"language":{"type":"string","description":"The language of the text (ISO code)","default":"en"}},"required":["text"]}`
