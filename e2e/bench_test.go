@@ -177,48 +177,136 @@ func bridgeHop(tb testing.TB, validate string, traced bool) (string, string) {
 	return base + "/ws/collab?agent=collab-req", base + "/ws/swarm?agent=swarm-agent"
 }
 
-func benchRoundTrip(b *testing.B, reqURL, respURL string) {
-	a := dialRaw(b, reqURL)
-	r := dialRaw(b, respURL)
-	go responderLoop(r)
-	ctx := context.Background()
-	// Every request has its own id: the bridge answers a repeated one from
-	// its first copy.
-	next := 0
-	msg := func() []byte { next++; return collabRequest(next, "swarm-agent") }
-	// Warm up: the first exchange also proves both ends are attached.
+// hopClient is a collab requester and a swarm responder connected through
+// one hop (the bare hop or the bridge).
+type hopClient struct {
+	a    *websocket.Conn
+	next int // the number of the last request
+}
+
+// newHopClient connects a requester to reqURL and a responder, which
+// answers every request, to respURL, and warms the hop up: the first
+// exchange also proves both ends are attached.
+func newHopClient(b *testing.B, reqURL, respURL string) *hopClient {
+	h := &hopClient{a: dialRaw(b, reqURL)}
+	go responderLoop(dialRaw(b, respURL))
 	for range 50 {
-		if err := a.Write(ctx, websocket.MessageText, msg()); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := a.Read(ctx); err != nil {
+		if _, _, err := h.roundTrip(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return h
+}
+
+// roundTrip sends a request, every one with its own id (the bridge answers
+// a repeated one from its first copy), and reads the answer; it returns the
+// time between the two.
+func (h *hopClient) roundTrip() (time.Duration, []byte, error) {
+	h.next++
+	m := collabRequest(h.next, "swarm-agent")
+	ctx := context.Background()
+	start := time.Now()
+	if err := h.a.Write(ctx, websocket.MessageText, m); err != nil {
+		return 0, nil, err
+	}
+	_, reply, err := h.a.Read(ctx)
+	return time.Since(start), reply, err
+}
+
+// checkAnswer fails b unless reply is a result, in collab or swarm.
+func checkAnswer(b *testing.B, reply []byte) {
+	if !gjson.GetBytes(reply, "body.result").Exists() && !gjson.GetBytes(reply, "payload.result").Exists() {
+		b.Fatalf("unexpected reply %s", reply)
+	}
+}
+
+func benchRoundTrip(b *testing.B, reqURL, respURL string) {
+	h := newHopClient(b, reqURL, respURL)
 	rtts := make([]time.Duration, 0, b.N)
 	cpu := processCPU()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		m := msg()
-		start := time.Now()
-		if err := a.Write(ctx, websocket.MessageText, m); err != nil {
-			b.Fatal(err)
-		}
-		_, reply, err := a.Read(ctx)
+		d, reply, err := h.roundTrip()
 		if err != nil {
 			b.Fatal(err)
 		}
-		rtts = append(rtts, time.Since(start))
-		if i == 0 && !gjson.GetBytes(reply, "body.result").Exists() && !gjson.GetBytes(reply, "payload.result").Exists() {
-			b.Fatalf("unexpected reply %s", reply)
+		rtts = append(rtts, d)
+		if i == 0 {
+			checkAnswer(b, reply)
 		}
 	}
 	b.StopTimer()
 	cpu = processCPU() - cpu
-	slices.Sort(rtts)
-	b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(rtts[len(rtts)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(percentile(rtts, 50).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(rtts, 99).Microseconds()), "p99-µs")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(rtts)), "cpu-µs/op")
+}
+
+// percentile returns the p-th percentile of ds, which it sorts.
+func percentile(ds []time.Duration, p int) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)*p/100]
+}
+
+// pairChunk is how many round trips BenchmarkHopPaired makes over one hop
+// before it turns to the other.
+const pairChunk = 500
+
+// BenchmarkHopPaired is BenchmarkHop's bare hop and bridge (validating
+// schemas, or trusting decoders) in one benchmark: it alternates chunks of
+// pairChunk round trips between the two, in the order bare, bridge,
+// bridge, bare. On a shared machine whose speed drifts from second to
+// second, both hops then see the same drift, and the ratio of their p50s
+// moves less from run to run than that of two benchmarks run one after
+// the other. It reports the bare hop's p50 and the bridge's, and the
+// bridge's p50, p99 and CPU per round trip as ratios to the bare hop's.
+func BenchmarkHopPaired(b *testing.B) {
+	gcAsServe(b)
+	u := bareHop(b)
+	bare := newHopClient(b, u+"/a", u+"/b")
+	for _, mode := range []struct{ name, validate string }{{"bridge", "schema"}, {"bridge-decode", "decode"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			from, to := bridgeHop(b, mode.validate, false)
+			hops := [2]*hopClient{bare, newHopClient(b, from, to)}
+			var rtts [2][]time.Duration
+			var cpu [2]time.Duration
+			cur, mark := -1, time.Duration(0)
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				side := 0
+				if k := i / pairChunk % 4; k == 1 || k == 2 {
+					side = 1
+				}
+				if side != cur {
+					now := processCPU()
+					if cur >= 0 {
+						cpu[cur] += now - mark
+					}
+					cur, mark = side, now
+				}
+				d, reply, err := hops[side].roundTrip()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rtts[side]) == 0 {
+					checkAnswer(b, reply)
+				}
+				rtts[side] = append(rtts[side], d)
+			}
+			b.StopTimer()
+			cpu[cur] += processCPU() - mark
+			if len(rtts[0]) == 0 || len(rtts[1]) == 0 {
+				return // too few round trips to reach the bridge's chunk
+			}
+			ratio := func(f func(i int) float64) float64 { return f(1) / f(0) }
+			p50 := func(i int) float64 { return float64(percentile(rtts[i], 50)) }
+			b.ReportMetric(float64(percentile(rtts[0], 50).Microseconds()), "bare-p50-µs")
+			b.ReportMetric(float64(percentile(rtts[1], 50).Microseconds()), "p50-µs")
+			b.ReportMetric(ratio(p50), "p50-x")
+			b.ReportMetric(ratio(func(i int) float64 { return float64(percentile(rtts[i], 99)) }), "p99-x")
+			b.ReportMetric(ratio(func(i int) float64 { return float64(cpu[i]) / float64(len(rtts[i])) }), "cpu-x")
+		})
+	}
 }
 
 // processCPU returns the CPU time the process has used, in user and system
@@ -311,12 +399,7 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 // and each of those with every message traced (OpenTelemetry spans,
 // recorded and dropped).
 func hops(b *testing.B, bench func(b *testing.B, from, to string)) {
-	// The whole process, bare hop included, collects garbage as serve
-	// does by default (config memory.gogc), unless GOGC says otherwise.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		old := debug.SetGCPercent(config.Default().Memory.GOGC)
-		b.Cleanup(func() { debug.SetGCPercent(old) })
-	}
+	gcAsServe(b)
 	b.Run("bare", func(b *testing.B) {
 		u := bareHop(b)
 		bench(b, u+"/a", u+"/b")
@@ -329,6 +412,16 @@ func hops(b *testing.B, bench func(b *testing.B, from, to string)) {
 			from, to := bridgeHop(b, mode.validate, mode.traced)
 			bench(b, from, to)
 		})
+	}
+}
+
+// gcAsServe has the whole process, bare hop included, collect garbage as
+// serve does by default (config memory.gogc) for the rest of b, unless
+// GOGC says otherwise.
+func gcAsServe(b *testing.B) {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		old := debug.SetGCPercent(config.Default().Memory.GOGC)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
 	}
 }
 

@@ -55,8 +55,9 @@ func metricMedians(r io.Reader) map[string]map[string]map[string]float64 {
 // reportHop prints `make bench-hop`'s figures as ratios to the bare hop
 // measured in the same run: each mode's round-trip p50 and p99 and the
 // process's CPU time per round trip (lower is better), and one-way
-// throughput (higher is better), medians over -count.
-// It returns 1 when the input has no bare hop to compare with.
+// throughput (higher is better), medians over -count; then the paired
+// benchmark's ratios. It returns 1 when the input has no bare hop to
+// compare with.
 func reportHop(in io.Reader, w io.Writer) int {
 	ms := metricMedians(in)
 	code := 1
@@ -87,8 +88,34 @@ func reportHop(in io.Reader, w io.Writer) int {
 			fmt.Fprintf(w, "  %-22s %10s %-7s %5.2fx the bare hop\n", m, strconv.FormatFloat(v, 'f', -1, 64), t.unit, v/bare)
 		}
 	}
+	if reportPaired(ms["HopPaired"], w) {
+		code = 0
+	}
 	if code != 0 {
-		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare or BenchmarkOneWay/bare results in the input")
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare or BenchmarkHopPaired results in the input")
 	}
 	return code
+}
+
+// reportPaired prints BenchmarkHopPaired's figures, each mode's ratios to
+// the bare hop measured beside it (medians over -count of each run's
+// ratio), and reports whether there were any.
+func reportPaired(modes map[string]map[string]float64, w io.Writer) bool {
+	names := make([]string, 0, len(modes))
+	for m, units := range modes {
+		if _, ok := units["p50-x"]; ok {
+			names = append(names, m)
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	sort.Strings(names)
+	fmt.Fprintln(w, "round trip, paired (the bare hop and the bridge alternating in one benchmark):")
+	for _, m := range names {
+		u := modes[m]
+		fmt.Fprintf(w, "  %-22s p50 %5.2fx the bare hop (%s against %s µs), p99 %5.2fx, CPU %5.2fx\n", m, u["p50-x"],
+			strconv.FormatFloat(u["p50-µs"], 'f', -1, 64), strconv.FormatFloat(u["bare-p50-µs"], 'f', -1, 64), u["p99-x"], u["cpu-x"])
+	}
+	return true
 }

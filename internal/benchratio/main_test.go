@@ -87,6 +87,9 @@ BenchmarkHop/bridge-2         	   20000	    125352 ns/op	       140.0 cpu-µs/op
 BenchmarkHop/bridge-2         	   20000	    143888 ns/op	       175.0 cpu-µs/op	       130.0 p50-µs	       390.0 p99-µs
 BenchmarkOneWay/bare-2                      	   20000	     11760 ns/op	     80000 msgs/s
 BenchmarkOneWay/bridge-2                    	   20000	     18257 ns/op	     60000 msgs/s
+BenchmarkHopPaired/bridge-2         	   20000	    113033 ns/op	        72.00 bare-p50-µs	         1.908 cpu-x	         1.915 p50-x	       138.0 p50-µs	         2.412 p99-x
+BenchmarkHopPaired/bridge-2         	   20000	    102683 ns/op	        60.00 bare-p50-µs	         1.940 cpu-x	         1.902 p50-x	       115.0 p50-µs	         1.827 p99-x
+BenchmarkHopPaired/bridge-2         	   20000	    102683 ns/op	        61.00 bare-p50-µs	         2.100 cpu-x	         2.050 p50-x	       120.0 p50-µs	         1.700 p99-x
 PASS`
 	var out bytes.Buffer
 	if code := reportHop(strings.NewReader(in), &out); code != 0 {
@@ -97,6 +100,7 @@ PASS`
 		"round trip p99: bare 190 p99-µs", "390 p99-µs   2.05x",
 		"round trip CPU: bare 70 cpu-µs/op", "150 cpu-µs/op  2.14x",
 		"one-way throughput: bare 80000 msgs/s", "60000 msgs/s   0.75x",
+		"round trip, paired", "bridge                 p50  1.92x the bare hop (120 against 61 µs), p99  1.83x, CPU  1.94x",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
@@ -105,5 +109,9 @@ PASS`
 	out.Reset()
 	if code := reportHop(strings.NewReader("BenchmarkHop/bridge-2 1 5 ns/op 3 p50-µs\n"), &out); code != 1 || !strings.Contains(out.String(), "no BenchmarkHop/bare") {
 		t.Errorf("no bare hop: exit %d, %s", code, out.String())
+	}
+	out.Reset()
+	if code := reportHop(strings.NewReader("BenchmarkHopPaired/bridge-2 1 5 ns/op 3 p50-µs 1.5 p50-x 2 bare-p50-µs\n"), &out); code != 0 || !strings.Contains(out.String(), "p50  1.50x the bare hop (3 against 2 µs)") {
+		t.Errorf("paired alone: exit %d, %s", code, out.String())
 	}
 }
