@@ -240,6 +240,12 @@ func TestEncodeForeign(t *testing.T) {
 			Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "B"}, Time: "2026-01-01T00:00:00Z", TaskID: "TASK-1", Outcome: canonical.OutcomePartial},
 			[]string{`"correlation_id":"TASK-1"`, `"success":true`},
 			[]string{"dropped task_id", "filled correlation_id", "approximated outcome"}},
+		{"declaration with more than names", canonical.Envelope{Origin: canonical.Origin{Dialect: "fuse"}, Act: canonical.ActInformCapabilities, ID: "x",
+			Sender: canonical.Party{ID: "a"}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "b"}, Time: "2026-01-01T00:00:00Z", InReplyTo: "q1",
+			Capabilities: &canonical.Capabilities{Topics: []string{"news"}, Tools: []canonical.Tool{{Name: "plain"}, {Name: "rich", Capability: "text", Version: "1.0"}}}},
+			[]string{`"tools":["plain","rich"]`},
+			[]string{`approximated capabilities: swarm handshakes list tool names only; dropped the group, title, description, schemas and version of "rich"`,
+				`approximated capabilities: swarm handshakes have no topics; dropped "news"`}},
 	}
 	c := codec()
 	for _, tc := range cases {
@@ -274,6 +280,23 @@ func TestEncodeForeign(t *testing.T) {
 	_, err := c.Encode(nil, &canonical.Envelope{Act: canonical.ActAccept}, nil)
 	if de, ok := err.(*dialects.Error); !ok || de.Dialect != "swarm" || !strings.Contains(de.Problem, `cannot express act "accept"`) {
 		t.Errorf("accept: %v", err)
+	}
+}
+
+// TestCapabilitiesNamesOnly: a declaration of tool names alone loses
+// nothing in swarm.
+func TestCapabilitiesNamesOnly(t *testing.T) {
+	ctx := dialecttest.EncodeContext()
+	env := canonical.Envelope{Origin: canonical.Origin{Dialect: "collab"}, Act: canonical.ActInformCapabilities, ID: "x",
+		Sender: canonical.Party{ID: "a"}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "b"}, Time: "2026-01-01T00:00:00Z", InReplyTo: "q1",
+		Capabilities: &canonical.Capabilities{Tools: []canonical.Tool{{Name: "x"}, {Name: "y"}}}}
+	if _, err := codec().Encode(nil, &env, ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ctx.Losses {
+		if l.Concept == canonical.CCapabilities {
+			t.Errorf("lost %s", l)
+		}
 	}
 }
 

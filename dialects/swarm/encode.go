@@ -2,6 +2,8 @@ package swarm
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -308,9 +310,13 @@ func (e *encoder) capabilities() {
 	w.String("agent")
 	w.Key("tools")
 	w.OpenArray()
+	var detailed []string
 	if caps != nil {
 		for _, t := range caps.Tools {
 			w.String(t.Name)
+			if t.Capability != "" || t.Title != "" || t.Description != "" || t.InputSchema != "" || t.OutputSchema != "" || t.Version != "" {
+				detailed = append(detailed, strconv.Quote(t.Name))
+			}
 		}
 	}
 	w.CloseArray()
@@ -319,6 +325,14 @@ func (e *encoder) capabilities() {
 	w.Key("metadata")
 	w.Raw("{}")
 	w.Close()
+	if len(detailed) > 0 {
+		e.ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
+			"swarm handshakes list tool names only; dropped the group, title, description, schemas and version of "+strings.Join(detailed, ", "))
+	}
+	if caps != nil && len(caps.Topics) > 0 {
+		e.ctx.Lose(dialects.Approximated, canonical.CCapabilities, canonical.CCapabilities.String(),
+			"swarm handshakes have no topics; dropped "+strconv.Quote(strings.Join(caps.Topics, ", ")))
+	}
 }
 
 // object writes key with raw when raw is a JSON object; from another
