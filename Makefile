@@ -110,14 +110,15 @@ loadtest: build
 	$(BIN) bench --spawn --agents 100 --pairs 5000 --rate 1000 --idle $(LOADIDLE) --validate $(LOADVALIDATE)
 
 # A short fuzz run of every decoder, of the schema check and of its fast
-# path against the library (FUZZTIME executions each), seeded from the
-# samples.
+# path against the library, and of the other fast paths against theirs
+# (FUZZTIME executions each), seeded from the samples.
 fuzz:
 	@for d in $(FUZZDECODE); do \
 		echo "== fuzz $$d ($(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./$$d || exit $$?; \
 	done
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzValid$$' -fuzztime $(FUZZTIME) ./internal/jsonvalid
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/logjson
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects

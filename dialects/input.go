@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonvalid"
 	"github.com/tidwall/gjson"
 )
 
@@ -19,6 +20,9 @@ import (
 // readers replace such bytes (gjson with U+FFFD): a message carrying them
 // would reach its receiver changed.
 func CheckInput(dialect string, msg []byte) *Error {
+	if jsonvalid.Valid(msg) {
+		return nil // what gjson and utf8 below would find (jsonvalid.FuzzValid), sooner
+	}
 	if err := checkSyntax(dialect, msg); err != nil {
 		return err
 	}

@@ -7,9 +7,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonvalid"
 )
 
 // kind is the JSON type of a token.
@@ -60,26 +59,14 @@ func (p *pass) scan(msg []byte) Verdict {
 	}
 	p.msg = msg
 	p.fail = Invalid
-	i, ok := p.scanValue(skipSpace(msg, 0), 0)
+	i, ok := p.scanValue(jsonvalid.SkipSpace(msg, 0), 0)
 	if !ok {
 		return p.fail
 	}
-	if skipSpace(msg, i) != len(msg) {
+	if jsonvalid.SkipSpace(msg, i) != len(msg) {
 		return Invalid
 	}
 	return Valid
-}
-
-func skipSpace(msg []byte, i int) int {
-	for i < len(msg) {
-		switch msg[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // scanValue reads the value at msg[i:], at nesting depth, and returns the
@@ -118,119 +105,22 @@ func (p *pass) scanLiteral(i int, word string, k kind) (int, bool) {
 	return i + len(word), true
 }
 
-// scanNumber reads a number of JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// scanNumber reads a number of JSON's grammar.
 func (p *pass) scanNumber(i int) (int, bool) {
-	msg, start := p.msg, i
-	if msg[i] == '-' {
-		i++
+	end, ok := jsonvalid.Number(p.msg, i)
+	if ok {
+		p.toks = append(p.toks, token{kind: kindNumber, start: int32(i), end: int32(end), next: int32(len(p.toks) + 1)})
 	}
-	switch {
-	case i < len(msg) && msg[i] == '0':
-		i++
-	case i < len(msg) && msg[i] >= '1' && msg[i] <= '9':
-		i = skipDigits(msg, i+1)
-	default:
-		return i, false
-	}
-	if i < len(msg) && msg[i] == '.' {
-		j := skipDigits(msg, i+1)
-		if j == i+1 {
-			return i, false
-		}
-		i = j
-	}
-	if i < len(msg) && (msg[i] == 'e' || msg[i] == 'E') {
-		i++
-		if i < len(msg) && (msg[i] == '+' || msg[i] == '-') {
-			i++
-		}
-		j := skipDigits(msg, i)
-		if j == i {
-			return i, false
-		}
-		i = j
-	}
-	p.toks = append(p.toks, token{kind: kindNumber, start: int32(start), end: int32(i), next: int32(len(p.toks) + 1)})
-	return i, true
+	return end, ok
 }
-
-func skipDigits(msg []byte, i int) int {
-	for i < len(msg) && msg[i] >= '0' && msg[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// plain marks the bytes a string holds as they are: not a quote, a
-// backslash, a control character or the start of a multi-byte character.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 // scanStr reads a string at msg[i], its opening quote.
 func (p *pass) scanStr(i int) (int, bool) {
-	msg := p.msg
-	start := i + 1
-	esc := false
-	for i = start; i < len(msg); {
-		// Eight plain bytes at a time, then straight to the first byte of
-		// a word that is not plain; one byte at a time near the end.
-		for i+8 <= len(msg) {
-			m := jsonw.NotPlain(binary.LittleEndian.Uint64(msg[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-			break
-		}
-		if i == len(msg) {
-			break
-		}
-		c := msg[i]
-		if plain[c] {
-			i++
-			continue
-		}
-		switch {
-		case c == '"':
-			p.toks = append(p.toks, token{kind: kindString, esc: esc, start: int32(start), end: int32(i), next: int32(len(p.toks) + 1)})
-			return i + 1, true
-		case c == '\\':
-			esc = true
-			if i+1 >= len(msg) {
-				return i, false
-			}
-			switch msg[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(msg) || !isHex(msg[i+2]) || !isHex(msg[i+3]) || !isHex(msg[i+4]) || !isHex(msg[i+5]) {
-					return i, false
-				}
-				i += 6
-			default:
-				return i, false
-			}
-		case c < 0x20:
-			return i, false
-		default:
-			r, size := utf8.DecodeRune(msg[i:])
-			if r == utf8.RuneError && size == 1 {
-				return i, false
-			}
-			i += size
-		}
+	end, esc, ok := jsonvalid.String(p.msg, i)
+	if ok {
+		p.toks = append(p.toks, token{kind: kindString, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(p.toks) + 1)})
 	}
-	return i, false
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+	return end, ok
 }
 
 func (p *pass) scanArray(i, depth int) (int, bool) {
@@ -241,7 +131,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 	msg := p.msg
 	at := len(p.toks)
 	p.toks = append(p.toks, token{kind: kindArray})
-	i = skipSpace(msg, i+1)
+	i = jsonvalid.SkipSpace(msg, i+1)
 	n := int32(0)
 	if i < len(msg) && msg[i] == ']' {
 		i++
@@ -252,7 +142,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 				return i, false
 			}
 			n++
-			i = skipSpace(msg, i)
+			i = jsonvalid.SkipSpace(msg, i)
 			if i >= len(msg) {
 				return i, false
 			}
@@ -263,7 +153,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 			if msg[i] != ',' {
 				return i, false
 			}
-			i = skipSpace(msg, i+1)
+			i = jsonvalid.SkipSpace(msg, i+1)
 		}
 	}
 	p.toks[at].n = n
@@ -279,7 +169,7 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 	msg := p.msg
 	at := len(p.toks)
 	p.toks = append(p.toks, token{kind: kindObject})
-	i = skipSpace(msg, i+1)
+	i = jsonvalid.SkipSpace(msg, i+1)
 	mark := len(p.names)
 	if i < len(msg) && msg[i] == '}' {
 		i++
@@ -295,14 +185,14 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 			name := p.text(int32(len(p.toks) - 1))
 			p.names = append(p.names, name)
 			p.prints = append(p.prints, fingerprint(name))
-			i = skipSpace(msg, i)
+			i = jsonvalid.SkipSpace(msg, i)
 			if i >= len(msg) || msg[i] != ':' {
 				return i, false
 			}
-			if i, ok = p.scanValue(skipSpace(msg, i+1), depth); !ok {
+			if i, ok = p.scanValue(jsonvalid.SkipSpace(msg, i+1), depth); !ok {
 				return i, false
 			}
-			i = skipSpace(msg, i)
+			i = jsonvalid.SkipSpace(msg, i)
 			if i >= len(msg) {
 				return i, false
 			}
@@ -313,7 +203,7 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 			if msg[i] != ',' {
 				return i, false
 			}
-			i = skipSpace(msg, i+1)
+			i = jsonvalid.SkipSpace(msg, i+1)
 		}
 	}
 	n := len(p.names) - mark
