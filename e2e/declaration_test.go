@@ -17,8 +17,9 @@ import (
 // Capability Declaration document, {"capabilities": [...]} alone, which
 // names no sender. On a connection bound to an agent (/ws/fuse?agent=ID)
 // the bridge takes it as that agent's declaration, and /v1/agents lists the
-// capabilities, each tool with its capability's version; on a connection that has named no agent it is refused, in
-// fuse, with an error saying to name the agent.
+// capabilities, each tool with its capability's version; on a connection
+// that has named no agent it is refused, in fuse, with an error saying to
+// name the agent.
 func TestFuseDeclarationDocument(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "dialects", "fuse", dialecttest.SamplesDir, "spec_capability_declaration.json"))
 	if err != nil {
