@@ -23,8 +23,15 @@ const (
 	stringKinds = kinds(1 << kindString)
 )
 
-// node is what the fast path checks of one compiled schema.
+// node is what the fast path checks of one compiled schema. The fields
+// eval reads of every node come first, on one cache line; the keywords it
+// reads only when groups says the schema has them come after.
 type node struct {
+	// single, when set, is the one member n is about (singleMember).
+	single *member
+	// groups are the kinds of keyword n has (groupsOf).
+	groups groups
+
 	// unknown: the schema has a keyword the fast path does not check;
 	// unknownFor: the same, for values of these kinds only.
 	unknown    bool
@@ -82,9 +89,47 @@ type node struct {
 	not                 *node
 	allOf, anyOf, oneOf []*node
 	cond, then, els     *node
+}
 
-	// single, when set, is the one member n is about (singleMember).
-	single *member
+// groups is a set of the kinds of keyword a node has, so that eval passes
+// over those it has not without reading their fields: on the bridge's hot
+// path the nodes are seldom in cache, and a node's fields span several
+// cache lines.
+type groups uint16
+
+const (
+	gConst groups = 1 << iota
+	gEnum
+	gFormat
+	gRef
+	gObject
+	gArray
+	gString
+	gNumber
+	gCond
+)
+
+// groupsOf returns the kinds of keyword n, filled, has.
+func groupsOf(n *node) groups {
+	var g groups
+	set := func(has bool, x groups) {
+		if has {
+			g |= x
+		}
+	}
+	set(n.constant != nil, gConst)
+	set(n.enum != nil, gEnum)
+	set(n.format != nil, gFormat)
+	set(n.ref != nil, gRef)
+	set(n.minProps >= 0 || n.maxProps >= 0 || len(n.required) > 0 || len(n.dependentRequired) > 0 ||
+		len(n.dependentSchemas) > 0 || len(n.propNames) > 0 || len(n.patterns) > 0 || n.additional != nil ||
+		n.noAdditional || n.propertyNames != nil, gObject)
+	set(n.minItems >= 0 || n.maxItems >= 0 || n.unique || len(n.prefix) > 0 || n.rest != nil || n.noRest ||
+		n.contains != nil, gArray)
+	set(n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil, gString)
+	set(n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil, gNumber)
+	set(n.not != nil || len(n.allOf) > 0 || len(n.anyOf) > 0 || len(n.oneOf) > 0 || n.cond != nil, gCond)
+	return g
 }
 
 // member is a node's one member: its name, its node, whether it is
@@ -394,6 +439,7 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) error {
 	}
 	n.cond, n.then, n.els = c.node(s.If), c.node(s.Then), c.node(s.Else)
 	n.single = singleMember(n)
+	n.groups = groupsOf(n)
 	return nil
 }
 

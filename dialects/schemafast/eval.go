@@ -51,16 +51,17 @@ func (p *pass) eval(n *node, i int32) Verdict {
 			return Invalid
 		}
 	}
-	if n.constant != nil && all(&v, p.equal(i, n.constant)) {
+	g := n.groups
+	if g&gConst != 0 && all(&v, p.equal(i, n.constant)) {
 		return v
 	}
-	if n.enum != nil && all(&v, p.inEnum(n, i)) {
+	if g&gEnum != 0 && all(&v, p.inEnum(n, i)) {
 		return v
 	}
-	if n.format != nil && all(&v, p.format(n, i)) {
+	if g&gFormat != 0 && all(&v, p.format(n, i)) {
 		return v
 	}
-	if n.ref != nil {
+	if g&gRef != 0 {
 		r := p.eval(n.ref, i)
 		if n.refOnly {
 			return r
@@ -69,23 +70,23 @@ func (p *pass) eval(n *node, i int32) Verdict {
 			return v
 		}
 	}
-	var r Verdict
-	switch k {
-	case kindObject:
+	r := Valid
+	switch {
+	case k == kindObject && g&gObject != 0:
 		r = p.object(n, i)
-	case kindArray:
+	case k == kindArray && g&gArray != 0:
 		r = p.array(n, i)
-	case kindString:
+	case k == kindString && g&gString != 0:
 		r = p.str(n, i)
-	case kindNumber:
+	case k == kindNumber && g&gNumber != 0:
 		r = p.number(n, i)
-	default:
-		r = Valid
 	}
 	if all(&v, r) {
 		return v
 	}
-	all(&v, p.cond(n, i))
+	if g&gCond != 0 {
+		all(&v, p.cond(n, i))
+	}
 	return v
 }
 

@@ -101,7 +101,7 @@ func (p *pass) scanLiteral(i int, word string, k kind) (int, bool) {
 	if len(p.msg)-i < len(word) || string(p.msg[i:i+len(word)]) != word {
 		return i, false
 	}
-	p.toks = append(p.toks, token{kind: k, next: int32(len(p.toks) + 1)})
+	p.push(k, false, 0, 0)
 	return i + len(word), true
 }
 
@@ -109,16 +109,30 @@ func (p *pass) scanLiteral(i int, word string, k kind) (int, bool) {
 func (p *pass) scanNumber(i int) (int, bool) {
 	end, ok := jsonvalid.Number(p.msg, i)
 	if ok {
-		p.toks = append(p.toks, token{kind: kindNumber, start: int32(i), end: int32(end), next: int32(len(p.toks) + 1)})
+		p.push(kindNumber, false, int32(i), int32(end))
 	}
 	return end, ok
+}
+
+// push appends a token of kind k whose text is msg[start:end], with
+// escapes if esc, and returns its index. An array or object's n and next
+// are set when its contents have been read; any other token ends at itself.
+// The fields are stored into the slice one by one: a token built whole
+// and copied in is read back with one wide load over narrow stores, which
+// stalls (store forwarding fails), and scanning is mostly pushing tokens.
+func (p *pass) push(k kind, esc bool, start, end int32) int {
+	at := len(p.toks)
+	p.toks = append(p.toks, token{})
+	t := &p.toks[at]
+	t.kind, t.esc, t.start, t.end, t.next = k, esc, start, end, int32(at+1)
+	return at
 }
 
 // scanStr reads a string at msg[i], its opening quote.
 func (p *pass) scanStr(i int) (int, bool) {
 	end, esc, ok := jsonvalid.String(p.msg, i)
 	if ok {
-		p.toks = append(p.toks, token{kind: kindString, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(p.toks) + 1)})
+		p.push(kindString, esc, int32(i+1), int32(end-1))
 	}
 	return end, ok
 }
@@ -129,8 +143,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 		return i, false
 	}
 	msg := p.msg
-	at := len(p.toks)
-	p.toks = append(p.toks, token{kind: kindArray})
+	at := p.push(kindArray, false, 0, 0)
 	i = jsonvalid.SkipSpace(msg, i+1)
 	n := int32(0)
 	if i < len(msg) && msg[i] == ']' {
@@ -167,8 +180,7 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 		return i, false
 	}
 	msg := p.msg
-	at := len(p.toks)
-	p.toks = append(p.toks, token{kind: kindObject})
+	at := p.push(kindObject, false, 0, 0)
 	i = jsonvalid.SkipSpace(msg, i+1)
 	mark := len(p.names)
 	if i < len(msg) && msg[i] == '}' {
