@@ -322,30 +322,65 @@ func processCPU() time.Duration {
 }
 
 func benchOneWay(b *testing.B, sendURL, recvURL string) {
-	a := dialRaw(b, sendURL)
-	r := dialRaw(b, recvURL)
+	o := newOneWayClient(b, sendURL, recvURL)
+	b.ResetTimer()
+	took, err := o.send(b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/took.Seconds(), "msgs/s")
+}
+
+// oneWayClient is a collab sender of events and a swarm receiver
+// connected through one hop (the bare hop or the bridge).
+type oneWayClient struct {
+	a, r *websocket.Conn
+	next int    // the number of the last event
+	data string // every event's data
+	// refused has what the sender read: events get no answer, so anything
+	// is a refusal (a full queue, say).
+	refused chan error
+}
+
+// newOneWayClient connects a sender to sendURL and a receiver to recvURL,
+// and proves the path with one event.
+func newOneWayClient(b *testing.B, sendURL, recvURL string) *oneWayClient {
+	o := &oneWayClient{a: dialRaw(b, sendURL), r: dialRaw(b, recvURL), refused: make(chan error, 1)}
+	o.data = gjson.GetBytes(collabRequest(1, "swarm-agent"), "body.payload").Raw
 	ctx := context.Background()
-	data := gjson.GetBytes(collabRequest(1, "swarm-agent"), "body.payload").Raw
-	// Events, not requests: nothing comes back. Each has its own id (the
-	// bridge delivers a repeated one once).
-	event := func(i int) []byte {
-		return []byte(`{"header":{"messageId":"ev-` + strconv.Itoa(i) + `","type":"PUBLISH","source":"collab-req","destination":"swarm-agent","timestamp":"2026-11-21T10:00:00Z"},"body":{"event":"tick","data":` + data + `}}`)
-	}
-	evs := make([][]byte, b.N)
-	for i := range evs {
-		evs[i] = event(i)
-	}
 	// A dial returns before the bridge has attached its connection: an
 	// event sent before would be refused, and the proof below wait for
 	// ever.
 	awaitAttached(b, recvURL)
-	// Prove the path once.
-	if err := a.Write(ctx, websocket.MessageText, event(-1)); err != nil {
+	if err := o.a.Write(ctx, websocket.MessageText, o.event(-1)); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := r.Read(ctx); err != nil {
+	if _, _, err := o.r.Read(ctx); err != nil {
 		b.Fatal(err)
 	}
+	go func() {
+		if _, refusal, err := o.a.Read(ctx); err == nil {
+			o.refused <- fmt.Errorf("the bridge refused an event: %s", refusal)
+		}
+	}()
+	return o
+}
+
+// event returns event number i. Events, not requests: nothing comes back.
+// Each has its own id (the bridge delivers a repeated one once).
+func (o *oneWayClient) event(i int) []byte {
+	return []byte(`{"header":{"messageId":"ev-` + strconv.Itoa(i) + `","type":"PUBLISH","source":"collab-req","destination":"swarm-agent","timestamp":"2026-11-21T10:00:00Z"},"body":{"event":"tick","data":` + o.data + `}}`)
+}
+
+// send sends n events as fast as the hop takes them and returns the time
+// from the first one's sending until the receiver has all of them.
+func (o *oneWayClient) send(n int) (time.Duration, error) {
+	evs := make([][]byte, n)
+	for i := range evs {
+		o.next++
+		evs[i] = o.event(o.next)
+	}
+	ctx := context.Background()
 	// At most 500 events in flight, over either hop: the bridge refuses
 	// events past an agent's queue bound (1000) rather than holding up
 	// their sender, as TCP holds up the bare hop's. The sender takes a
@@ -353,13 +388,11 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 	// it has them all, so that neither waits for the other per event.
 	const chunk = 100
 	tokens := make(chan struct{}, 500/chunk)
-	b.ResetTimer()
+	got := make(chan error, 1)
 	start := time.Now()
-	n := b.N
-	got := make(chan error, 2)
 	go func() {
 		for i := range n {
-			if _, _, err := r.Read(ctx); err != nil {
+			if _, _, err := o.r.Read(ctx); err != nil {
 				got <- err
 				return
 			}
@@ -369,29 +402,75 @@ func benchOneWay(b *testing.B, sendURL, recvURL string) {
 		}
 		got <- nil
 	}()
-	// Events get no answer: anything the sender reads is a refusal (a full
-	// queue, say), and the receiver will never see all n.
-	go func() {
-		if _, refusal, err := a.Read(ctx); err == nil {
-			got <- fmt.Errorf("the bridge refused an event: %s", refusal)
-		}
-	}()
 	for i := range n {
 		if i%chunk == 0 {
 			select {
 			case tokens <- struct{}{}:
 			case err := <-got:
-				b.Fatalf("after %d events: %v", i, err)
+				return 0, fmt.Errorf("after %d events: %v", i, err)
+			case err := <-o.refused:
+				return 0, err
 			}
 		}
-		if err := a.Write(ctx, websocket.MessageText, evs[i]); err != nil {
-			b.Fatal(err)
+		if err := o.a.Write(ctx, websocket.MessageText, evs[i]); err != nil {
+			return 0, err
 		}
 	}
-	if err := <-got; err != nil {
-		b.Fatal(err)
+	select {
+	case err := <-got:
+		if err != nil {
+			return 0, err
+		}
+	case err := <-o.refused:
+		return 0, err
 	}
-	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "msgs/s")
+	return time.Since(start), nil
+}
+
+// pairBurst is how many events BenchmarkOneWayPaired sends over one hop
+// before it turns to the other.
+const pairBurst = 2000
+
+// BenchmarkOneWayPaired is BenchmarkOneWay's bare hop and bridge
+// (validating schemas, or trusting decoders) in one benchmark, for the
+// reason BenchmarkHopPaired is BenchmarkHop's: it alternates bursts of
+// pairBurst events between the two, in the order bare, bridge, bridge,
+// bare. It reports each hop's throughput and the bridge's as a ratio to
+// the bare hop's.
+func BenchmarkOneWayPaired(b *testing.B) {
+	gcAsServe(b)
+	u := bareHop(b)
+	bare := newOneWayClient(b, u+"/a", u+"/b")
+	for _, mode := range []struct{ name, validate string }{{"bridge", "schema"}, {"bridge-decode", "decode"}} {
+		b.Run(mode.name, func(b *testing.B) {
+			from, to := bridgeHop(b, mode.validate, false)
+			hops := [2]*oneWayClient{bare, newOneWayClient(b, from, to)}
+			var took [2]time.Duration
+			var sent [2]int
+			b.ResetTimer()
+			for k := 0; sent[0]+sent[1] < b.N; k++ {
+				side := 0
+				if k%4 == 1 || k%4 == 2 {
+					side = 1
+				}
+				n := min(pairBurst, b.N-sent[0]-sent[1])
+				d, err := hops[side].send(n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				took[side] += d
+				sent[side] += n
+			}
+			b.StopTimer()
+			if sent[0] == 0 || sent[1] == 0 {
+				return // too few events to reach the bridge's burst
+			}
+			rate := func(i int) float64 { return float64(sent[i]) / took[i].Seconds() }
+			b.ReportMetric(rate(0), "bare-msgs/s")
+			b.ReportMetric(rate(1), "msgs/s")
+			b.ReportMetric(rate(1)/rate(0), "msgs-x")
+		})
+	}
 }
 
 // hops runs bench over each way from a collab agent to a swarm agent: a

@@ -56,7 +56,7 @@ func metricMedians(r io.Reader) map[string]map[string]map[string]float64 {
 // measured in the same run: each mode's round-trip p50 and p99 and the
 // process's CPU time per round trip (lower is better), and one-way
 // throughput (higher is better), medians over -count; then the paired
-// benchmark's ratios. It returns 1 when the input has no bare hop to
+// benchmarks' ratios. It returns 1 when the input has no bare hop to
 // compare with.
 func reportHop(in io.Reader, w io.Writer) int {
 	ms := metricMedians(in)
@@ -91,26 +91,52 @@ func reportHop(in io.Reader, w io.Writer) int {
 	if reportPaired(ms["HopPaired"], w) {
 		code = 0
 	}
+	if reportOneWayPaired(ms["OneWayPaired"], w) {
+		code = 0
+	}
 	if code != 0 {
-		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare or BenchmarkHopPaired results in the input")
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired or BenchmarkOneWayPaired results in the input")
 	}
 	return code
+}
+
+// reportOneWayPaired prints BenchmarkOneWayPaired's figures, each mode's
+// throughput as a ratio to the bare hop's beside it (medians over -count
+// of each run's ratio), and reports whether there were any.
+func reportOneWayPaired(modes map[string]map[string]float64, w io.Writer) bool {
+	names := pairedModes(modes, "msgs-x")
+	if len(names) == 0 {
+		return false
+	}
+	fmt.Fprintln(w, "one-way throughput, paired (the bare hop and the bridge alternating in one benchmark):")
+	for _, m := range names {
+		u := modes[m]
+		fmt.Fprintf(w, "  %-22s %5.2fx the bare hop (%s against %s msgs/s)\n", m, u["msgs-x"],
+			strconv.FormatFloat(u["msgs/s"], 'f', 0, 64), strconv.FormatFloat(u["bare-msgs/s"], 'f', 0, 64))
+	}
+	return true
+}
+
+// pairedModes returns the sorted names of the modes that report unit.
+func pairedModes(modes map[string]map[string]float64, unit string) []string {
+	names := make([]string, 0, len(modes))
+	for m, units := range modes {
+		if _, ok := units[unit]; ok {
+			names = append(names, m)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // reportPaired prints BenchmarkHopPaired's figures, each mode's ratios to
 // the bare hop measured beside it (medians over -count of each run's
 // ratio), and reports whether there were any.
 func reportPaired(modes map[string]map[string]float64, w io.Writer) bool {
-	names := make([]string, 0, len(modes))
-	for m, units := range modes {
-		if _, ok := units["p50-x"]; ok {
-			names = append(names, m)
-		}
-	}
+	names := pairedModes(modes, "p50-x")
 	if len(names) == 0 {
 		return false
 	}
-	sort.Strings(names)
 	fmt.Fprintln(w, "round trip, paired (the bare hop and the bridge alternating in one benchmark):")
 	for _, m := range names {
 		u := modes[m]

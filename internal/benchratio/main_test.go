@@ -90,6 +90,9 @@ BenchmarkOneWay/bridge-2                    	   20000	     18257 ns/op	     6000
 BenchmarkHopPaired/bridge-2         	   20000	    113033 ns/op	        72.00 bare-p50-µs	         1.908 cpu-x	         1.915 p50-x	       138.0 p50-µs	         2.412 p99-x
 BenchmarkHopPaired/bridge-2         	   20000	    102683 ns/op	        60.00 bare-p50-µs	         1.940 cpu-x	         1.902 p50-x	       115.0 p50-µs	         1.827 p99-x
 BenchmarkHopPaired/bridge-2         	   20000	    102683 ns/op	        61.00 bare-p50-µs	         2.100 cpu-x	         2.050 p50-x	       120.0 p50-µs	         1.700 p99-x
+BenchmarkOneWayPaired/bridge-2         	   20000	     32304 ns/op	     54426 bare-msgs/s	         0.4069 msgs-x	     22145 msgs/s
+BenchmarkOneWayPaired/bridge-2         	   20000	     20448 ns/op	     60231 bare-msgs/s	         0.7070 msgs-x	     42581 msgs/s
+BenchmarkOneWayPaired/bridge-2         	   20000	     20448 ns/op	     70000 bare-msgs/s	         0.6500 msgs-x	     45500 msgs/s
 PASS`
 	var out bytes.Buffer
 	if code := reportHop(strings.NewReader(in), &out); code != 0 {
@@ -101,6 +104,7 @@ PASS`
 		"round trip CPU: bare 70 cpu-µs/op", "150 cpu-µs/op  2.14x",
 		"one-way throughput: bare 80000 msgs/s", "60000 msgs/s   0.75x",
 		"round trip, paired", "bridge                 p50  1.92x the bare hop (120 against 61 µs), p99  1.83x, CPU  1.94x",
+		"one-way throughput, paired", "bridge                  0.65x the bare hop (42581 against 60231 msgs/s)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
@@ -113,5 +117,9 @@ PASS`
 	out.Reset()
 	if code := reportHop(strings.NewReader("BenchmarkHopPaired/bridge-2 1 5 ns/op 3 p50-µs 1.5 p50-x 2 bare-p50-µs\n"), &out); code != 0 || !strings.Contains(out.String(), "p50  1.50x the bare hop (3 against 2 µs)") {
 		t.Errorf("paired alone: exit %d, %s", code, out.String())
+	}
+	out.Reset()
+	if code := reportHop(strings.NewReader("BenchmarkOneWayPaired/bridge-2 1 5 ns/op 30 msgs/s 0.6 msgs-x 50 bare-msgs/s\n"), &out); code != 0 || !strings.Contains(out.String(), "0.60x the bare hop (30 against 50 msgs/s)") {
+		t.Errorf("one-way paired alone: exit %d, %s", code, out.String())
 	}
 }
