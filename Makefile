@@ -122,8 +122,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/logjson
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects
-	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./dialects/schemafast
-	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./dialects/schemafast
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./internal/schemafast
+	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -160,7 +160,7 @@ func set(f []byte, path, value string) []byte {
 // until standard input ends; it returns the exit status.
 func serveTestAgent(spec string) int {
 	dialect, name, _ := strings.Cut(spec, ":")
-	a, err := agent.New(agent.Options{Dialect: dialect})
+	a, err := refagent.New(refagent.Options{Dialect: dialect})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -185,7 +185,7 @@ func serveTestAgent(spec string) int {
 
 // serve runs a faulty agent: the reference agent's Handle with the
 // fault's changes, each frame answered on its own goroutine.
-func (f fault) serve(a *agent.Agent) int {
+func (f fault) serve(a *refagent.Agent) int {
 	var mu sync.Mutex
 	write := func(frames [][]byte) {
 		mu.Lock()
@@ -235,7 +235,7 @@ const floodFrames = 3000
 
 // flood serves a swarm agent that sends floodFrames notifications when it
 // starts, then behaves.
-func flood(a *agent.Agent) int {
+func flood(a *refagent.Agent) int {
 	hello := `{"message_id":"flood-%d","message_type":"notification","sender_id":"swarm-agent","receiver_id":null,"timestamp":"2026-01-10T14:30:00Z","correlation_id":null,"priority":"normal","payload":{"event_type":"flood","data":{}}}`
 	f := fault{opening: func(intro [][]byte) [][]byte {
 		for i := range floodFrames {

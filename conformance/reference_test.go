@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // referenceSkips are the requirements the reference agents skip, and why:
@@ -27,8 +27,8 @@ var referenceWarnings = map[string][]string{
 
 // TestReferenceAgents runs every dialect's suite against the reference
 // agent of that dialect over each transport: a child process on stdio, a
-// WebSocket server the suite dials (agent.Listen), and a WebSocket client
-// that dials the suite (agent.Connect). Every requirement passes or is
+// WebSocket server the suite dials (refagent.Listen), and a WebSocket client
+// that dials the suite (refagent.Connect). Every requirement passes or is
 // skipped for the reason referenceSkips gives, but for the SHOULDs in
 // referenceWarnings, which warn.
 func TestReferenceAgents(t *testing.T) {
@@ -75,7 +75,7 @@ func referenceTarget(t *testing.T, dialect, transport string) Target {
 	if transport == "stdio" {
 		return testAgent(dialect)
 	}
-	a, err := agent.New(agent.Options{Dialect: dialect})
+	a, err := refagent.New(refagent.Options{Dialect: dialect})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // runResult is a requirement's result in a run's stream.
@@ -85,7 +85,7 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := agent.New(agent.Options{ID: "lister", Dialect: "collab"})
+	served, err := refagent.New(refagent.Options{ID: "lister", Dialect: "collab"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
@@ -51,9 +51,9 @@ func (h *harness) url(path string) string { return "http://" + h.addr + path }
 
 // runAgent connects a reference agent of dialect d as id and waits until
 // the bridge has it READY.
-func (h *harness) runAgent(d, id string) *agent.Agent {
+func (h *harness) runAgent(d, id string) *refagent.Agent {
 	h.t.Helper()
-	a, err := agent.New(agent.Options{ID: id, Dialect: d})
+	a, err := refagent.New(refagent.Options{ID: id, Dialect: d})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
+	"github.com/mcp-bridge/mcp-bridge/internal/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
-	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
+	"github.com/mcp-bridge/mcp-bridge/internal/schemafast"
 	"github.com/tidwall/gjson"
 )
 

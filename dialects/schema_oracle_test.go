@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/dialects/schemafast"
+	"github.com/mcp-bridge/mcp-bridge/internal/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

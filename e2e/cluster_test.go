@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // clusterBeat is the instances' heartbeat in these tests: an instance that
@@ -129,8 +129,8 @@ func TestClusterEmbedded(t *testing.T) {
 func TestClusterDirectory(t *testing.T) {
 	n := startNATS(t)
 	hs := startInstances(t, n.URL(), "a", "b", "c")
-	hs["b"].runAgent("swarm", "swarm-agent", func(o *agent.Options) { o.Tools = []string{"debug_code", "add"} })
-	hs["c"].runAgent("fuse", "fuse-agent", func(o *agent.Options) { o.Tools = []string{"add"} })
+	hs["b"].runAgent("swarm", "swarm-agent", func(o *refagent.Options) { o.Tools = []string{"debug_code", "add"} })
+	hs["c"].runAgent("fuse", "fuse-agent", func(o *refagent.Options) { o.Tools = []string{"add"} })
 	for _, h := range hs {
 		h.awaitAgent("swarm-agent", "b", bridge.StatusReady)
 		h.awaitAgent("fuse-agent", "c", bridge.StatusReady)
@@ -379,7 +379,7 @@ func TestClusterKilledMidLoad(t *testing.T) {
 	}
 	defer b.Process.Kill()
 	// The agent on b, connected once b listens.
-	a, err := agent.New(agent.Options{ID: "worker", Dialect: "swarm"})
+	a, err := refagent.New(refagent.Options{ID: "worker", Dialect: "swarm"})
 	if err != nil {
 		t.Fatal(err)
 	}

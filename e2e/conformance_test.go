@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/conformance"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // bridgeWarnings are the SHOULDs the bridge, with the reference agent
@@ -52,7 +52,7 @@ func TestConformanceThroughBridge(t *testing.T) {
 		t.Run(d+" to "+behind, func(t *testing.T) {
 			agentID := "JULES-" + strings.ToUpper(d)
 			h.runAgent(behind, agentID)
-			suiteID := agent.SpellID(d, "suite-"+d)
+			suiteID := refagent.SpellID(d, "suite-"+d)
 			o := conformance.Options{Dialect: d, Agent: agentID, SuiteID: suiteID,
 				Timeout: 2 * time.Second, Grace: 300 * time.Millisecond, Quiet: 150 * time.Millisecond}
 			if !declaresTools(d) || !declaresTools(behind) {

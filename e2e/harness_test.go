@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 )
@@ -41,7 +41,7 @@ func aliases() string {
 	ids := []string{"mcp-bridge"}
 	for _, d := range dialectNames {
 		for _, id := range []string{d + "-req", d + "-agent"} {
-			if agent.SpellID(d, id) == id {
+			if refagent.SpellID(d, id) == id {
 				ids = append(ids, id)
 			}
 		}
@@ -50,7 +50,7 @@ func aliases() string {
 	for _, d := range dialectNames {
 		var entries []string
 		for _, id := range ids {
-			if spelt := agent.SpellID(d, id); spelt != id {
+			if spelt := refagent.SpellID(d, id); spelt != id {
 				entries = append(entries, fmt.Sprintf("    %s: %s\n", id, spelt))
 			}
 		}
@@ -64,14 +64,14 @@ func aliases() string {
 // declaresTools reports whether agents of dialect d declare their tools
 // (bluelabel's do not: its reference agent sends no introduction).
 func declaresTools(d string) bool {
-	a, err := agent.New(agent.Options{Dialect: d})
+	a, err := refagent.New(refagent.Options{Dialect: d})
 	return err == nil && len(a.Introduction()) > 0
 }
 
 // requester and responder ids of a dialect, in the registry's spelling.
-func requester(d string) string { return agent.SpellID(d, d+"-req") }
+func requester(d string) string { return refagent.SpellID(d, d+"-req") }
 
-func responder(d string) string { return agent.SpellID(d, d+"-agent") }
+func responder(d string) string { return refagent.SpellID(d, d+"-agent") }
 
 // harness is a running server on a loopback port.
 type harness struct {
@@ -156,13 +156,13 @@ func (h *harness) agentUp(id string, tools int) bridge.AgentInfo {
 
 // runAgent connects a reference agent of dialect d and waits until the
 // bridge knows its tools (when its dialect declares them).
-func (h *harness) runAgent(d, id string, opts ...func(*agent.Options)) *agent.Agent {
+func (h *harness) runAgent(d, id string, opts ...func(*refagent.Options)) *refagent.Agent {
 	h.t.Helper()
-	o := agent.Options{ID: id, Dialect: d, TLS: h.tls}
+	o := refagent.Options{ID: id, Dialect: d, TLS: h.tls}
 	for _, f := range opts {
 		f(&o)
 	}
-	a, err := agent.New(o)
+	a, err := refagent.New(o)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -133,7 +133,7 @@ func text(res *mcp.CallToolResult) string {
 // (bluelabel, which cannot declare, gets its tools from the config).
 func mcpHarness(t *testing.T) *harness {
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: responder("bluelabel"), Dialect: "bluelabel", Tools: config.Named(agent.ToolNames()...)})
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: responder("bluelabel"), Dialect: "bluelabel", Tools: config.Named(refagent.ToolNames()...)})
 	h := start(t, cfg)
 	for _, d := range dialectNames {
 		h.runAgent(d, responder(d))
@@ -152,7 +152,7 @@ func TestMCPTools(t *testing.T) {
 			c := h.mcpConnect(t, v, nil, nil)
 			tools := c.tools()
 			for _, d := range dialectNames {
-				for _, tool := range agent.ToolNames() {
+				for _, tool := range refagent.ToolNames() {
 					name := responder(d) + "__" + tool
 					got := tools[name]
 					if got == nil {
@@ -217,7 +217,7 @@ func TestMCPErrors(t *testing.T) {
 // what disconnects it.
 func (h *harness) runStoppable(d, id string) (stop func()) {
 	h.t.Helper()
-	a, err := agent.New(agent.Options{ID: id, Dialect: d})
+	a, err := refagent.New(refagent.Options{ID: id, Dialect: d})
 	if err != nil {
 		h.t.Fatal(err)
 	}

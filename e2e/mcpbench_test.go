@@ -20,11 +20,11 @@ import (
 	"github.com/coder/websocket"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -194,7 +194,7 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 	srv := run.Server
 	tool := "adder__add"
 	if reference {
-		a, err := agent.New(agent.Options{ID: "swarm-agent", Dialect: "swarm"})
+		a, err := refagent.New(refagent.Options{ID: "swarm-agent", Dialect: "swarm"})
 		if err != nil {
 			b.Fatal(err)
 		}

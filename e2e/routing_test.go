@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/tidwall/gjson"
 )
 
@@ -102,8 +102,8 @@ func TestTopicAndBroadcast(t *testing.T) {
 // agent that declared its operation, in that agent's dialect.
 func TestCapabilityRouting(t *testing.T) {
 	h := start(t, nil)
-	h.runAgent("elizaacl", responder("elizaacl"), func(o *agent.Options) { o.Tools = []string{"echo", "debug_code"} })
-	h.runAgent("swarm", responder("swarm"), func(o *agent.Options) { o.Tools = []string{"echo"} })
+	h.runAgent("elizaacl", responder("elizaacl"), func(o *refagent.Options) { o.Tools = []string{"echo", "debug_code"} })
+	h.runAgent("swarm", responder("swarm"), func(o *refagent.Options) { o.Tools = []string{"echo"} })
 	if got := h.srv.Bridge().Agents("debug_code"); len(got) != 1 || got[0].ID != "elizaacl-agent" {
 		t.Errorf("agents serving debug_code: %+v", got)
 	}

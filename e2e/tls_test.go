@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // pki is a test's CA, and its files for a config.
@@ -140,7 +140,7 @@ func TestMTLS(t *testing.T) {
 func TestDialWSS(t *testing.T) {
 	p := newPKI(t)
 	agentPair := p.ca.Server(t, "jules")
-	a, err := agent.New(agent.Options{ID: "jules", Dialect: "swarm"})
+	a, err := refagent.New(refagent.Options{ID: "jules", Dialect: "swarm"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 const agentSynopsis = "--dialect DIALECT [--id ID] (--connect URL | --stdio | --listen ADDR) [--token TOKEN] [--tools a,b] [--subscribe TOPIC]... " +
@@ -40,7 +40,7 @@ type callFlags struct {
 	timeout      time.Duration
 }
 
-// runAgent runs a reference agent (package agent): on a bridge's WebSocket
+// runAgent runs a reference agent (package refagent): on a bridge's WebSocket
 // endpoint (--connect), on standard input and output (--stdio), or as a
 // WebSocket server peers dial (--listen), until SIGINT or SIGTERM, or the end of standard input. Connected, it comes
 // back each time the bridge goes away. It logs to stderr as JSON lines; at
@@ -58,7 +58,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&tf.ca, "ca", "", "a PEM file of CAs trusted, beside the system's, for a wss:// bridge")
 	fs.StringVar(&tf.cert, "cert", "", "a PEM certificate: presented to a wss:// bridge that asks for one (--connect), or served with --listen (wss://)")
 	fs.StringVar(&tf.key, "key", "", "the PEM private key of --cert")
-	tools := fs.String("tools", "", "the tools to offer, comma-separated (default all: "+strings.Join(agent.ToolNames(), ",")+"; none with --call)")
+	tools := fs.String("tools", "", "the tools to offer, comma-separated (default all: "+strings.Join(refagent.ToolNames(), ",")+"; none with --call)")
 	var topics agentTopics
 	fs.Var(&topics, "subscribe", "a topic to subscribe to (repeatable)")
 	backoffMin := fs.Duration("backoff-min", 100*time.Millisecond, "the first wait before connecting again when the bridge goes away")
@@ -104,7 +104,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			names = []string{}
 		}
 		if *id == "" {
-			*id = agent.SpellID(*dialect, *dialect+"-caller")
+			*id = refagent.SpellID(*dialect, *dialect+"-caller")
 		}
 	}
 	clientTLS, serverTLS, err := tf.configs(*listen != "")
@@ -113,7 +113,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var log *slog.Logger // the agent's own lines; set once the agent has its id
-	a, err := agent.New(agent.Options{
+	a, err := refagent.New(refagent.Options{
 		ID: *id, Dialect: *dialect, Tools: names, Subscribe: topics, Logger: base, TLS: clientTLS,
 		Observer: func(direction string, frame []byte) {
 			if log.Enabled(context.Background(), slog.LevelDebug) {
@@ -153,7 +153,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = a.Listen(ctx, ln)
 	default:
 		log.Info("agent connecting", "bridge", *connect, "tools", offered)
-		err = a.KeepConnected(ctx, *connect, *token, agent.Backoff{Min: *backoffMin, Max: *backoffMax})
+		err = a.KeepConnected(ctx, *connect, *token, refagent.Backoff{Min: *backoffMin, Max: *backoffMax})
 	}
 	if err != nil {
 		log.Error("agent stopped", "error", err.Error())
@@ -199,7 +199,7 @@ func (c *callFlags) check(fs *flag.FlagSet, notConnected bool) string {
 // run connects a, sends the one request, prints the answer and returns
 // the exit code: 0 and the result on stdout for a result, 1 and the error
 // on stderr for an error answer or a call that could not be made.
-func (c *callFlags) run(ctx context.Context, a *agent.Agent, bridgeURL, token string, stdout, stderr io.Writer) int {
+func (c *callFlags) run(ctx context.Context, a *refagent.Agent, bridgeURL, token string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	fail := func(format string, args ...any) int {

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // TestAgentUsage checks the command lines the agent command refuses.
@@ -248,7 +248,7 @@ func waitServing(t *testing.T, addr, id, capability string) {
 func TestAgentCall(t *testing.T) {
 	_, addr, _ := serveChild(t, "--listen", "127.0.0.1:0")
 	bridgeURL := "ws://" + addr
-	served, err := agent.New(agent.Options{Dialect: "swarm"}) // swarm-agent, every tool
+	served, err := refagent.New(refagent.Options{Dialect: "swarm"}) // swarm-agent, every tool
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server"
 )
 
@@ -97,13 +97,13 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	agentsCtx, stopAgents := context.WithCancel(ctx)
 	defer func() { stopAgents(); d.agents.Wait() }()
 	fmt.Fprintf(out, "bridge on %s\n", ln.Addr())
-	cast := []agent.Options{
+	cast := []refagent.Options{
 		{ID: "Eddy", Dialect: "elizaacl", Tools: []string{"echo"}},
 		{ID: "Jules", Dialect: "swarm", Tools: []string{"debug_code"}},
 		{ID: "Fusey", Dialect: "fuse", Tools: []string{"echo"}},
 		{ID: "Collie", Dialect: "collab", Tools: []string{"sentiment-analysis"}},
 	}
-	agents := map[string]*agent.Agent{}
+	agents := map[string]*refagent.Agent{}
 	for _, o := range cast {
 		a, err := d.start(agentsCtx, o)
 		if err != nil {
@@ -162,9 +162,9 @@ elizaacl has no event act, so the bridge skipped Eddy with a log line ("event no
 it skips bluelabel agents the same way.)`
 
 // start connects a reference agent that prints what it sends and gets.
-func (d *demo) start(ctx context.Context, o agent.Options) (*agent.Agent, error) {
+func (d *demo) start(ctx context.Context, o refagent.Options) (*refagent.Agent, error) {
 	o.Observer = func(dir string, frame []byte) { d.print(o.ID, o.Dialect, dir, frame) }
-	a, err := agent.New(o)
+	a, err := refagent.New(o)
 	if err != nil {
 		return nil, err
 	}
@@ -182,12 +182,12 @@ func (d *demo) scene(title string) {
 func (d *demo) print(who, dialect, dir string, frame []byte) {
 	d.mu.Lock()
 	arrow := "sent     "
-	if dir == agent.Received {
+	if dir == refagent.Received {
 		arrow = "delivered"
 	}
 	fmt.Fprintf(d.out, "  %-9s %-6s %-9s %s\n", arrow, who, "("+dialect+")", frame)
 	d.mu.Unlock()
-	if dir == agent.Received {
+	if dir == refagent.Received {
 		select {
 		case d.seen <- delivery{who, append([]byte(nil), frame...)}:
 		default:
@@ -297,7 +297,7 @@ func (p *peer) send(ctx context.Context, env *canonical.Envelope) error {
 	if err != nil {
 		return err
 	}
-	p.d.print(p.id, "bluelabel", agent.Sent, frame)
+	p.d.print(p.id, "bluelabel", refagent.Sent, frame)
 	return p.c.Write(ctx, websocket.MessageText, frame)
 }
 
@@ -306,7 +306,7 @@ func (p *peer) recv(ctx context.Context) (*canonical.Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.d.print(p.id, "bluelabel", agent.Received, frame)
+	p.d.print(p.id, "bluelabel", refagent.Received, frame)
 	return p.codec.Decode(frame)
 }
 

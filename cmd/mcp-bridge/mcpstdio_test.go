@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,7 +49,7 @@ func TestServeMCPStdio(t *testing.T) {
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(&rest, lines); close(copied) }()
 
-	a, err := agent.New(agent.Options{Dialect: "swarm", ID: "stdio-agent"})
+	a, err := refagent.New(refagent.Options{Dialect: "swarm", ID: "stdio-agent"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sixth_test
+package sixthdialect_test
 
 import (
 	_ "embed"

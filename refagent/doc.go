@@ -10,4 +10,4 @@
 // envelope (Send). It runs over a WebSocket connection to a bridge
 // (Connect) or over newline-delimited JSON on a pair of streams
 // (ServeStdio).
-package agent
+package refagent

@@ -14,4 +14,4 @@
 //     bridge to and from every other dialect intact.
 //
 // The package has no code of its own: memo exists only in its tests.
-package sixth
+package sixthdialect

@@ -1,4 +1,4 @@
-package sixth_test
+package sixthdialect_test
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/agent"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/mcp-bridge/mcp-bridge/loadgen"
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -132,7 +132,7 @@ func TestReferenceAgent(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for _, c := range []struct {
-		from *agent.Agent
+		from *refagent.Agent
 		to   string
 	}{{jules, "bob"}, {bob, "jules"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -150,7 +150,7 @@ func TestReferenceAgent(t *testing.T) {
 // TestConformance runs memo's conformance suite against memo's reference
 // agent: every requirement passes.
 func TestConformance(t *testing.T) {
-	a, err := agent.New(agent.Options{Dialect: memoName})
+	a, err := refagent.New(refagent.Options{Dialect: memoName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,9 +227,9 @@ func startBridge(t *testing.T) (string, *server.Server) {
 
 // runAgent connects a reference agent of dialect d as id until the test
 // ends, and waits until it has introduced itself.
-func runAgent(t *testing.T, url, d, id string) *agent.Agent {
+func runAgent(t *testing.T, url, d, id string) *refagent.Agent {
 	t.Helper()
-	a, err := agent.New(agent.Options{ID: id, Dialect: d})
+	a, err := refagent.New(refagent.Options{ID: id, Dialect: d})
 	if err != nil {
 		t.Fatal(err)
 	}
