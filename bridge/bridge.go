@@ -11,7 +11,10 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
+	"github.com/mcp-bridge/mcp-bridge/bridge/msglog"
+	"github.com/mcp-bridge/mcp-bridge/bridge/redact"
 	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
@@ -67,7 +70,8 @@ type Options struct {
 	// ForgetAfter is how long an agent known only from the HTTP requests
 	// it sent stays in the directory after its last one (0: for ever).
 	ForgetAfter time.Duration
-	// Logger receives one line per message received and sent (default:
+	// Logger receives the bridge's own lines and the message log, one
+	// line per message received and sent (package msglog; default:
 	// slog.Default()).
 	Logger *slog.Logger
 	// Metrics registers the bridge's metrics; nil registers none.
@@ -107,8 +111,10 @@ type Bridge struct {
 	budget         *delivery.Budget
 	log            *slog.Logger
 	metrics        *metrics.Metrics
-	redactor       redactor
-	dedupe         *dedupe // nil: off
+	redactor       *redact.Redactor
+	events         event.Stream  // what watches the bridge (observe.go)
+	seq            atomic.Uint64 // numbers the messages queued, for event.Event.Seq
+	dedupe         *dedupe       // nil: off
 	tables         tables
 	heartbeatEvery time.Duration
 	forgetAfter    time.Duration
@@ -132,10 +138,6 @@ type Bridge struct {
 	instance string
 	remotes  map[string]*remote
 	relays   *relayTable
-
-	// The observers of the traffic (tap.go): nil while nobody taps.
-	taps  atomic.Pointer[tapSet]
-	tapMu sync.Mutex // serialises changes to taps
 }
 
 // pending is an open request.
@@ -160,6 +162,7 @@ func New(opts Options) (*Bridge, error) {
 		dir:           directory.New[endpoint](),
 		pending:       correlation.NewTable[endpoint, *agent](cmp.Or(max(opts.PendingRequests, 0), DefaultPendingRequests)),
 		sessions:      map[*Session]struct{}{},
+		redactor:      &redact.Redactor{},
 	}
 	b.rules.Store(&rules{reg: opts.Registry, maps: opts.Mappings,
 		tr: &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings}})
@@ -210,6 +213,8 @@ func New(opts Options) (*Bridge, error) {
 		return nil, err
 	}
 	b.metrics = m
+	b.events.Subscribe(msglog.New(b.log, b.redactor))
+	b.events.Subscribe(m)
 	if err := b.tableMetrics(); err != nil {
 		return nil, err
 	}

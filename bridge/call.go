@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -211,14 +212,16 @@ func (c *call) finish(r callResult) {
 }
 
 func (c *call) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
-	c.b.metrics.Errored(c.sender, e.Code)
-	c.b.tapRefused(nil, env, e, c.sender, "call", nil)
+	c.b.events.Emit(event.Event{Kind: event.Refused, Env: env, Err: e, Agent: c.sender, Dialect: "call", Transport: "call"})
 	c.finish(callResult{err: e})
 	return Receipt{Err: e}
 }
 
 func (c *call) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
-	c.b.tapCall(o, c.sender)
+	if c.b.events.Active() {
+		c.b.events.Emit(event.Event{Kind: event.Delivered, Source: o.env, Env: o.env, Note: event.NoteOf(o.env), ByBridge: o.byBridge,
+			Agent: c.sender, Dialect: "call", Transport: "call"})
+	}
 	env := *o.env
 	switch {
 	case o.final && o.byBridge && env.Error != nil:

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -37,8 +38,8 @@ func BenchmarkCallTraced(b *testing.B) {
 func benchCall(b *testing.B, opts Options, tapped bool) {
 	br, _ := newTestBridge(b, opts)
 	if tapped {
-		tap := br.Tap(func(Traffic) {}, TapOptions{})
-		defer tap.Stop()
+		t := tap.Start(br, func(tap.Traffic) {}, tap.Options{})
+		defer t.Stop()
 	}
 	attachScripted(b, br, "swarm", "adder", echo)
 	req := request("adder", "add", `{"a":1,"b":2}`)

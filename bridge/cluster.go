@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -305,8 +306,7 @@ func (r *remote) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 // refuse answers a message of the remote agent the bridge refuses: the
 // refusal goes to the agent through its instance.
 func (r *remote) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
-	r.b.metrics.Errored(r.agent, e.Code)
-	r.b.log.Warn("refused a message relayed from another instance", "agent", r.agent, "instance", r.instance, "code", e.Code, "problem", e.Message)
+	r.b.events.Emit(event.Event{Kind: event.Refused, Env: env, Err: e, Agent: r.agent, Transport: r.Transport()})
 	if env == nil {
 		return Receipt{Err: e}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
@@ -270,8 +271,7 @@ func (q *fifo[T]) pop() T {
 // duplicate handles a message its sender sent before within the window:
 // a request is answered from the first copy, anything else is dropped.
 func (b *Bridge) duplicate(ep endpoint, env *canonical.Envelope, first dedupeID) Receipt {
-	b.metrics.Duplicate()
-	b.log.Info("duplicate", "sender", env.Sender.ID, "act", env.Act, "id", env.ID, "task_id", env.TaskID)
+	b.events.Emit(event.Event{Kind: event.Duplicate, Env: env})
 	if !isRequest(env.Act) {
 		return Receipt{}
 	}

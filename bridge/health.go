@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/sleep"
 )
@@ -22,25 +23,14 @@ const StatusTopic = "agent-status"
 // StatusEvent is the event type of a status change.
 const StatusEvent = "agent_status_changed"
 
-// statusNames are the lifecycle states, as metric label values.
-var statusNames = func() []string {
-	out := make([]string, len(directory.Statuses))
-	for i, s := range directory.Statuses {
-		out[i] = string(s)
-	}
-	return out
-}()
-
 // observe tells of a change to the directory.
 func (b *Bridge) observe(c Change) {
 	switch c.Kind {
 	case directory.StatusChanged:
-		b.log.Info("agent status", "agent", c.Agent.ID, "status", c.Agent.Status, "was", c.Previous, "reason", c.Reason)
-		b.metrics.Status(c.Agent.ID, string(c.Agent.Status), statusNames)
+		b.events.Emit(event.Event{Kind: event.Status, Agent: c.Agent.ID, Status: string(c.Agent.Status), Previous: string(c.Previous), Why: c.Reason})
 		b.announce(c.Agent.ID, c.Previous, c.Agent.Status, c.Reason)
 	case directory.Removed:
-		b.log.Info("agent forgotten", "agent", c.Agent.ID, "reason", c.Reason)
-		b.metrics.Forget(c.Agent.ID, statusNames)
+		b.events.Emit(event.Event{Kind: event.Status, Agent: c.Agent.ID, Why: c.Reason})
 	}
 }
 

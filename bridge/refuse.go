@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
@@ -60,9 +61,7 @@ func (s *Session) refuseFrame(received []byte, env *canonical.Envelope, e *canon
 	default:
 		frame = plainError(e)
 	}
-	b.log.Warn("refused", "dialect", dialect, "agent", source, "code", e.Code, "problem", e.Message, "in_reply_to", reply.InReplyTo)
-	b.metrics.Errored(source, e.Code)
-	b.tapRefused(received, env, e, source, dialect, frame)
+	b.events.Emit(event.Event{Kind: event.Refused, Env: env, Input: received, Frame: frame, Err: e, Agent: source, Dialect: dialect, Transport: s.link.Transport()})
 	// The answer is queued like any message to the sender, but past the
 	// agent's bound: a sender whose queue is full must still hear why.
 	it := &delivery.Item{

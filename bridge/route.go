@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 )
@@ -38,8 +39,7 @@ func (b *Bridge) dispatch(ep endpoint, a *agent, env *canonical.Envelope, first 
 			return Receipt{}
 		}
 		if b.pending.Late(env) {
-			b.metrics.Late()
-			b.log.Info("late answer dropped", "sender", a.ID(), "act", env.Act, "in_reply_to", env.InReplyTo, "correlation_id", env.CorrelationID, "task_id", env.TaskID)
+			b.events.Emit(event.Event{Kind: event.Late, Env: env, Agent: a.ID()})
 			return Receipt{}
 		}
 	}
@@ -90,15 +90,15 @@ func (b *Bridge) answered(p *pending, env *canonical.Envelope, prompt bool) {
 			return // answered or timed out meanwhile
 		}
 	}
+	if final {
+		b.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start)})
+	}
 	out := *env
-	b.tapCopy(env, &out)
+	b.copied(env, &out)
 	b.restore(p, &out)
 	b.toRequester(p, &out, final, false, prompt, "answer")
-	if final {
-		b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
-		if p.Span != nil {
-			p.Span(env.Error)
-		}
+	if final && p.Span != nil {
+		p.Span(env.Error)
 	}
 }
 
@@ -176,6 +176,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first d
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task.
 	token, _, oldest := b.pending.Open(p, d, func() {
+		b.events.Emit(event.Event{Kind: event.Expired, Agent: p.Sender.ID, To: t.Agent.ID(), Duration: d})
 		b.dir.TimedOut(t.Agent)
 		b.outcome(t.Agent, false)
 		b.givenUp(p)
@@ -188,7 +189,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first d
 		b.dedupe.track(first, token)
 	}
 	out := *env
-	b.tapCopy(env, &out)
+	b.copied(env, &out)
 	out.ID, out.Trace = token, p.Trace
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
 		if *f != "" {
@@ -285,9 +286,8 @@ func (b *Bridge) reply(p *pending, e *canonical.Error) {
 		Error:   e.SayRetryable(),
 	}
 	b.restore(p, env)
+	b.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start), Err: e, ByBridge: true})
 	b.toRequester(p, env, true, true, false, "error")
-	b.metrics.Errored(p.Sender.ID, e.Code)
-	b.metrics.RequestDone(p.Sender.ID, p.Receiver.ID(), time.Since(p.Start))
 	if p.Span != nil {
 		p.Span(e)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -34,7 +35,6 @@ type Session struct {
 	speller func(string) string // the dialect's id spelling, if it has one
 	agent   *agent              // the agent it speaks for; nil until bound
 	closed  bool
-	logs    sessionLogs
 	gauge   queueGauge
 	out     *delivery.Queue // what the bridge sends it, waiting for its link
 	last    atomic.Bool     // the frame being received is the last one read (ReceiveLast)
@@ -119,6 +119,17 @@ func spellerOf(c dialects.Codec) func(string) string {
 
 // Transport names the session's transport.
 func (s *Session) Transport() string { return s.link.Transport() }
+
+// labels returns the id of the agent the session speaks for ("" while
+// none) and its dialect.
+func (s *Session) labels() (agent, dialect string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent != nil {
+		agent = s.agent.ID()
+	}
+	return agent, s.dialect
+}
 
 // Dialect returns the session's dialect, empty while it is not known.
 func (s *Session) Dialect() string {
@@ -287,7 +298,7 @@ func (s *Session) receive(frame []byte) Receipt {
 	if traced != nil {
 		traced(r.Err)
 	}
-	b.metrics.Handled(time.Since(start))
+	b.handled(start, r)
 	return r
 }
 
@@ -309,7 +320,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	}
 	b.received(s, env, 0, nil)
 	r := b.submit(s, env)
-	b.metrics.Handled(time.Since(start))
+	b.handled(start, r)
 	return r
 }
 
@@ -514,11 +525,12 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			if traced != nil {
 				traced(nil)
 			}
-			b.log.Info("dropped by mapping policy", "act", env.Act, "dialect", dialect, "reason", res.Losses[0].Message())
-			b.tapDropped(o, idOf(a), dialect, res.Losses)
+			if b.events.Active() {
+				b.events.Emit(event.Event{Kind: event.Dropped, Env: env, Source: o.env, Losses: res.Losses, Report: b.report(res.Losses),
+					ByBridge: o.byBridge, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
+			}
 			return nil, nil
 		}
-		b.lost(env, dialect, res)
 		out.Frame, losses = res.Output, res.Losses
 	}
 	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
@@ -539,17 +551,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	if o.answer && it.Level < o.atLeast {
 		b.boost(it, o.atLeast, o.env)
 	}
-	n := noteOf(o.env)
-	then := o.sent
-	tapped := b.tapDelivery(o, idOf(a), dialect, losses)
-	it.Failed = tapped.failing(it.Failed)
-	it.Sent = func() {
-		b.sent(&n, s, a, out.Frame)
-		tapped.delivered(out.Frame)
-		if then != nil {
-			then()
-		}
-	}
+	seq := b.queuedEvents(s, o, env, a, dialect, losses, it)
 	if traced != nil {
 		sent, failed := it.Sent, it.Failed
 		it.Sent = func() { traced(nil); sent() }
@@ -559,9 +561,46 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		if traced != nil {
 			traced(err)
 		}
+		if seq != 0 && b.events.Wants(event.Failures) {
+			b.events.Emit(event.Event{Kind: event.Failed, Seq: seq, Note: event.NoteOf(o.env), Reason: err, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
+		}
 		return nil, b.queueRefusal(err, s, o.env)
 	}
 	return &it.Out, nil
+}
+
+// queuedEvents tells of o's message translated for the session s as env
+// (the agent a of dialect), with the losses of its translation, and has
+// the item it is queued as tell of its delivery or failure. It returns the
+// message's event.Seq, 0 when nobody listens.
+func (b *Bridge) queuedEvents(s *Session, o *outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item) uint64 {
+	then := o.sent
+	if !b.events.Active() {
+		if then != nil {
+			it.Sent = then
+		}
+		return 0
+	}
+	seq := b.seq.Add(1)
+	to, transport := idOf(a), s.link.Transport()
+	b.events.Emit(event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.env, Losses: losses, Report: b.report(losses),
+		Frame: it.Out.Frame, ByBridge: o.byBridge, Agent: to, Dialect: dialect, Transport: transport})
+	n := event.NoteOf(o.env)
+	frame, byBridge := it.Out.Frame, o.byBridge
+	it.Sent = func() {
+		b.events.Emit(event.Event{Kind: event.Delivered, Seq: seq, Note: n, Frame: frame, ByBridge: byBridge, Agent: to, Dialect: dialect, Transport: transport})
+		if then != nil {
+			then()
+		}
+	}
+	if b.events.Wants(event.Failures) {
+		failed := it.Failed
+		it.Failed = func(reason error) {
+			b.events.Emit(event.Event{Kind: event.Failed, Seq: seq, Note: n, Reason: reason, Agent: to, Dialect: dialect, Transport: transport})
+			failed(reason)
+		}
+	}
+	return seq
 }
 
 // queueRefusal is the error for the sender of env when the session to

@@ -16,6 +16,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"github.com/mcp-bridge/mcp-bridge/internal/sleep"
 	"io/fs"
 	"log/slog"
@@ -135,7 +136,7 @@ func New(o Options) (*Console, error) {
 		ctx:     ctx, cancel: cancel, done: make(chan struct{}),
 	}
 	c.agents = watchAgents(o.Bridge)
-	c.rec = &recorder{b: o.Bridge, fn: c.traffic.add, opts: bridge.TapOptions{FrameLimit: o.FrameLimit}}
+	c.rec = &recorder{b: o.Bridge, fn: c.traffic.add, opts: tap.Options{FrameLimit: o.FrameLimit}}
 	c.chart.sample(time.Now()) // the baseline of the first point
 	go c.sampling(o.SampleEvery)
 	c.routes()

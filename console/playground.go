@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"io"
 	"net/http"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
@@ -59,7 +59,7 @@ type translation struct {
 	Message string `json:"message,omitempty"`
 	// Losses are what the dialect could not hold, held approximately, or
 	// had to fill in.
-	Losses []bridge.TrafficLoss `json:"losses"`
+	Losses []tap.Loss `json:"losses"`
 	// Dropped is set when a mapping's act policy drops the message for
 	// this dialect (Losses say why); Error says why it cannot be
 	// translated, with Hint when there is a way.
@@ -128,7 +128,7 @@ func (c *Console) play(req playRequest) playResult {
 
 // translateTo translates msg from one dialect to another.
 func (c *Console) translateTo(from, to string, msg []byte, sender string) translation {
-	t := translation{To: to, Losses: []bridge.TrafficLoss{}}
+	t := translation{To: to, Losses: []tap.Loss{}}
 	res, err := c.translator().Translate(nil, from, to, bytes.Clone(msg), translate.Options{Sender: sender})
 	if err != nil {
 		t.Error = err.Error()
@@ -138,7 +138,7 @@ func (c *Console) translateTo(from, to string, msg []byte, sender string) transl
 		return t
 	}
 	for _, l := range res.Losses {
-		t.Losses = append(t.Losses, bridge.TrafficLoss{Kind: l.Kind.String(), Concept: l.Concept.String(), Field: l.Path, Message: l.Message(), Hint: l.Hint})
+		t.Losses = append(t.Losses, tap.Loss{Kind: l.Kind.String(), Concept: l.Concept.String(), Field: l.Path, Message: l.Message(), Hint: l.Hint})
 	}
 	if res.Dropped {
 		t.Dropped = true

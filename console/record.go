@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"sync"
 	"time"
 
@@ -17,14 +18,14 @@ const recordIdle = 5 * time.Minute
 // the bridge should not pay for while nobody looks.
 type recorder struct {
 	b    *bridge.Bridge
-	fn   func(bridge.Traffic)
-	opts bridge.TapOptions
+	fn   func(tap.Traffic)
+	opts tap.Options
 
 	mu      sync.Mutex
-	tap     *bridge.Tap // nil while not recording
-	last    time.Time   // the latest request
-	streams int         // traffic streams open
-	dropped uint64      // by the taps stopped since
+	tap     *tap.Tap  // nil while not recording
+	last    time.Time // the latest request
+	streams int       // traffic streams open
+	dropped uint64    // by the taps stopped since
 	closed  bool
 }
 
@@ -34,7 +35,7 @@ func (r *recorder) touch() {
 	defer r.mu.Unlock()
 	r.last = time.Now()
 	if r.tap == nil && !r.closed {
-		r.tap = r.b.Tap(r.fn, r.opts)
+		r.tap = tap.Start(r.b, r.fn, r.opts)
 	}
 }
 

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &recorder{b: b, fn: func(bridge.Traffic) {}}
+	r := &recorder{b: b, fn: func(tap.Traffic) {}}
 	recording := func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.tap != nil }
 	if recording() {
 		t.Fatal("recording before anyone looked")

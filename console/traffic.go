@@ -1,6 +1,7 @@
 package console
 
 import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -8,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -23,7 +23,7 @@ const backlog = 256
 // message is one message the tap told of, numbered.
 type message struct {
 	seq uint64
-	bridge.Traffic
+	tap.Traffic
 }
 
 // traffic is the ring of the latest messages and the streams that follow
@@ -49,7 +49,7 @@ func newTraffic(keep int) *traffic {
 func (t *traffic) capacity() int { return len(t.ring) }
 
 // add keeps tr, as the next message, and hands it to the followers.
-func (t *traffic) add(tr bridge.Traffic) {
+func (t *traffic) add(tr tap.Traffic) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
@@ -137,7 +137,7 @@ func (f filter) keeps(m *message) bool {
 // failed reports whether a message is something gone wrong: refused,
 // undelivered, dropped, or carrying an error or a failed outcome.
 func failed(m *message) bool {
-	return m.Kind != bridge.TrafficDelivered || m.Error != nil || m.Outcome == canonical.OutcomeFailure
+	return m.Kind != tap.Delivered || m.Error != nil || m.Outcome == canonical.OutcomeFailure
 }
 
 // summary is a message as the traffic table lists it.
@@ -171,11 +171,11 @@ type errorReport struct {
 // detail is a message with its frames and loss report.
 type detail struct {
 	summary
-	Received      string               `json:"received"`
-	ReceivedSize  int                  `json:"received_size"`
-	Delivered     string               `json:"delivered"`
-	DeliveredSize int                  `json:"delivered_size"`
-	LossReport    []bridge.TrafficLoss `json:"loss_report"`
+	Received      string     `json:"received"`
+	ReceivedSize  int        `json:"received_size"`
+	Delivered     string     `json:"delivered"`
+	DeliveredSize int        `json:"delivered_size"`
+	LossReport    []tap.Loss `json:"loss_report"`
 }
 
 func (m *message) summary() summary {
@@ -196,7 +196,7 @@ func (m *message) detail() detail {
 	d := detail{summary: m.summary(), Received: string(m.Received), ReceivedSize: m.ReceivedSize,
 		Delivered: string(m.Delivered), DeliveredSize: m.DeliveredSize, LossReport: m.Losses}
 	if d.LossReport == nil {
-		d.LossReport = []bridge.TrafficLoss{}
+		d.LossReport = []tap.Loss{}
 	}
 	return d
 }

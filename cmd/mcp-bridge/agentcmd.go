@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/redact"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
@@ -252,7 +252,7 @@ func (c *callFlags) run(ctx context.Context, a *refagent.Agent, bridgeURL, token
 // credentials redacted, else as text.
 func frameValue(frame []byte) any {
 	if json.Valid(frame) {
-		return json.RawMessage(bridge.Redact(frame))
+		return json.RawMessage(redact.Credentials(frame))
 	}
 	return string(frame)
 }

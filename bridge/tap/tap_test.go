@@ -1,4 +1,4 @@
-package bridge
+package tap_test
 
 import (
 	"bytes"
@@ -10,15 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/bridgetest"
+	. "github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
 // tapInto taps b into a channel the test reads; the tap stops when the
 // test ends.
-func tapInto(t *testing.T, b *Bridge, o TapOptions) *tapLog {
+func tapInto(t *testing.T, b *bridge.Bridge, o Options) *tapLog {
 	t.Helper()
 	ch := make(chan Traffic, 64)
-	tap := b.Tap(func(tr Traffic) { ch <- tr }, o)
+	tap := Start(b, func(tr Traffic) { ch <- tr }, o)
 	t.Cleanup(tap.Stop)
 	return &tapLog{ch: ch}
 }
@@ -77,20 +80,20 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // the frame as received and as delivered, and the losses of its
 // translation.
 func TestTapDelivered(t *testing.T) {
-	b, _ := newTestBridge(t, Options{})
-	ch := tapInto(t, b, TapOptions{})
-	attachScripted(t, b, "swarm", "Jules", echo)
-	eddy := attachScripted(t, b, "elizaacl", "Eddy", nil)
-	frame, err := os.ReadFile("../examples/eddy-task-request.json")
+	b, _ := bridgetest.New(t, bridge.Options{})
+	ch := tapInto(t, b, Options{})
+	bridgetest.Attach(t, b, "swarm", "Jules", bridgetest.Echo)
+	eddy := bridgetest.Attach(t, b, "elizaacl", "Eddy", nil)
+	frame, err := os.ReadFile("../../examples/eddy-task-request.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := eddy.s.Receive(bytes.Clone(frame)); r.Err != nil {
+	if r := eddy.Session.Receive(bytes.Clone(frame)); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 
 	req := ch.find(t, func(tr Traffic) bool { return tr.Act == canonical.ActRequest })
-	if req.Kind != TrafficDelivered || req.From != "Eddy" || req.FromDialect != "elizaacl" || req.To != "Jules" ||
+	if req.Kind != Delivered || req.From != "Eddy" || req.FromDialect != "elizaacl" || req.To != "Jules" ||
 		req.ToDialect != "swarm" || req.Operation != "debug_code" || req.ByBridge {
 		t.Errorf("request: %+v", req)
 	}
@@ -127,13 +130,13 @@ func TestTapDelivered(t *testing.T) {
 // TestTapByBridge: the timeout the bridge answers a request with, on its
 // receiver's behalf, is seen as the bridge's, with no frame received.
 func TestTapByBridge(t *testing.T) {
-	b, _ := newTestBridge(t, Options{RequestTimeout: 50 * time.Millisecond, Retry: &RetryPolicy{}})
-	ch := tapInto(t, b, TapOptions{})
-	attachScripted(t, b, "collab", "silent", nil)
-	asker := attachScripted(t, b, "swarm", "asker", nil)
-	asker.s.Receive([]byte(`{"message_id":"m-1","message_type":"request","sender_id":"asker","receiver_id":"silent","timestamp":"2026-01-10T14:30:00Z","payload":{"tool_name":"echo","arguments":{}}}`))
+	b, _ := bridgetest.New(t, bridge.Options{RequestTimeout: 50 * time.Millisecond, Retry: &bridge.RetryPolicy{}})
+	ch := tapInto(t, b, Options{})
+	bridgetest.Attach(t, b, "collab", "silent", nil)
+	asker := bridgetest.Attach(t, b, "swarm", "asker", nil)
+	asker.Session.Receive([]byte(`{"message_id":"m-1","message_type":"request","sender_id":"asker","receiver_id":"silent","timestamp":"2026-01-10T14:30:00Z","payload":{"tool_name":"echo","arguments":{}}}`))
 	timeout := ch.find(t, func(tr Traffic) bool { return tr.To == "asker" })
-	if timeout.Kind != TrafficDelivered || !timeout.ByBridge || timeout.FromDialect != "bridge" || timeout.Received != nil ||
+	if timeout.Kind != Delivered || !timeout.ByBridge || timeout.FromDialect != "bridge" || timeout.Received != nil ||
 		timeout.Error == nil || timeout.Error.Code != canonical.ErrTimeout || !strings.Contains(string(timeout.Delivered), `"message_type":"error"`) {
 		t.Errorf("timeout: %+v\ndelivered %s", timeout, timeout.Delivered)
 	}
@@ -143,21 +146,21 @@ func TestTapByBridge(t *testing.T) {
 // bridge does not know are seen refused, each with the frame as it came
 // and the error sent back.
 func TestTapRefused(t *testing.T) {
-	b, _ := newTestBridge(t, Options{})
-	ch := tapInto(t, b, TapOptions{})
-	sender := attachScripted(t, b, "swarm", "asker", nil)
+	b, _ := bridgetest.New(t, bridge.Options{})
+	ch := tapInto(t, b, Options{})
+	sender := bridgetest.Attach(t, b, "swarm", "asker", nil)
 
-	sender.s.Receive([]byte("not json"))
+	sender.Session.Receive([]byte("not json"))
 	bad := ch.next(t)
-	if bad.Kind != TrafficRefused || bad.From != "asker" || bad.FromDialect != "swarm" || string(bad.Received) != "not json" ||
+	if bad.Kind != Refused || bad.From != "asker" || bad.FromDialect != "swarm" || string(bad.Received) != "not json" ||
 		bad.Error == nil || bad.Error.Code != canonical.ErrInvalidMessage || !strings.Contains(string(bad.Delivered), `"message_type":"error"`) {
 		t.Errorf("malformed frame: %+v\nreceived %s\ndelivered %s", bad, bad.Received, bad.Delivered)
 	}
 
 	frame := []byte(`{"message_id":"m-1","message_type":"request","sender_id":"asker","receiver_id":"nobody","timestamp":"2026-01-10T14:30:00Z","payload":{"tool_name":"echo","arguments":{}}}`)
-	sender.s.Receive(bytes.Clone(frame))
+	sender.Session.Receive(bytes.Clone(frame))
 	unknown := ch.next(t)
-	if unknown.Kind != TrafficRefused || unknown.To != "nobody" || unknown.Act != canonical.ActRequest || unknown.Operation != "echo" ||
+	if unknown.Kind != Refused || unknown.To != "nobody" || unknown.Act != canonical.ActRequest || unknown.Operation != "echo" ||
 		unknown.Error == nil || unknown.Error.Code != canonical.ErrNotFound || !sameJSON(t, unknown.Received, frame) {
 		t.Errorf("unknown receiver: %+v\nreceived %s", unknown, unknown.Received)
 	}
@@ -167,19 +170,19 @@ func TestTapRefused(t *testing.T) {
 // as received nor as delivered; a frame over the tap's limit is clipped,
 // and redacted all the same.
 func TestTapRedacts(t *testing.T) {
-	b, _ := newTestBridge(t, Options{})
-	ch := tapInto(t, b, TapOptions{FrameLimit: 300})
-	attachScripted(t, b, "collab", "keeper", nil)
-	sender := attachScripted(t, b, "swarm", "asker", nil)
+	b, _ := bridgetest.New(t, bridge.Options{})
+	ch := tapInto(t, b, Options{FrameLimit: 300})
+	bridgetest.Attach(t, b, "collab", "keeper", nil)
+	sender := bridgetest.Attach(t, b, "swarm", "asker", nil)
 	for _, text := range []string{"short", strings.Repeat("long ", 100)} {
 		frame := []byte(`{"message_id":"m-` + text[:4] + `","message_type":"notification","sender_id":"asker","receiver_id":"keeper","timestamp":"2026-01-10T14:30:00Z",` +
 			`"payload":{"event_type":"login","data":{"token":"s3cret-value","text":"` + text + `"}}}`)
-		if r := sender.s.Receive(bytes.Clone(frame)); r.Err != nil {
+		if r := sender.Session.Receive(bytes.Clone(frame)); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 		tr := ch.next(t)
 		for name, f := range map[string][]byte{"received": tr.Received, "delivered": tr.Delivered} {
-			if bytes.Contains(f, []byte("s3cret")) || !bytes.Contains(f, []byte(redacted)) {
+			if bytes.Contains(f, []byte("s3cret")) || !bytes.Contains(f, []byte("[REDACTED]")) {
 				t.Errorf("%s frame (%d bytes) shows its token: %s", name, len(f), f)
 			}
 			if len(f) > 300 {
@@ -192,8 +195,8 @@ func TestTapRedacts(t *testing.T) {
 	}
 	// A frame that is not JSON is shown as it came, unless it may hold a
 	// secret.
-	sender.s.Receive([]byte(`{"payload": {"token": "s3cret-value",`))
-	if tr := ch.next(t); bytes.Contains(tr.Received, []byte("s3cret")) || !bytes.Contains(tr.Received, []byte(redacted)) {
+	sender.Session.Receive([]byte(`{"payload": {"token": "s3cret-value",`))
+	if tr := ch.next(t); bytes.Contains(tr.Received, []byte("s3cret")) || !bytes.Contains(tr.Received, []byte("[REDACTED]")) {
 		t.Errorf("a malformed frame with a token shows as %s", tr.Received)
 	}
 }
@@ -201,27 +204,27 @@ func TestTapRedacts(t *testing.T) {
 // TestTapSlow: a tap that does not keep up loses messages, counted, and
 // never holds up the bridge; once stopped, it costs the bridge nothing.
 func TestTapSlow(t *testing.T) {
-	b, _ := newTestBridge(t, Options{})
+	b, _ := bridgetest.New(t, bridge.Options{})
 	release := make(chan struct{})
 	got := make(chan Traffic, 64)
 	var started atomic.Int64
-	tap := b.Tap(func(tr Traffic) { started.Add(1); <-release; got <- tr }, TapOptions{Buffer: 1})
-	keeper := attachScripted(t, b, "collab", "keeper", nil)
-	sender := attachScripted(t, b, "swarm", "asker", nil)
+	tap := Start(b, func(tr Traffic) { started.Add(1); <-release; got <- tr }, Options{Buffer: 1})
+	keeper := bridgetest.Attach(t, b, "collab", "keeper", nil)
+	sender := bridgetest.Attach(t, b, "swarm", "asker", nil)
 	const n = 20
 	for i := range n {
 		frame := []byte(`{"message_id":"m-` + string(rune('a'+i)) + `","message_type":"notification","sender_id":"asker","receiver_id":"keeper","timestamp":"2026-01-10T14:30:00Z","payload":{"event_type":"tick","data":{}}}`)
-		if r := sender.s.Receive(frame); r.Err != nil {
+		if r := sender.Session.Receive(frame); r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		<-keeper.got // delivered, while the tap is stuck
+		<-keeper.Got // delivered, while the tap is stuck
 	}
 	// Every message is told to the tap once its link took it: it is in
 	// the tap's function, in its buffer, or dropped.
 	deadline := time.Now().Add(5 * time.Second)
-	for started.Load()+int64(len(tap.events))+int64(tap.Dropped()) < n {
+	for started.Load()+int64(tap.Waiting())+int64(tap.Dropped()) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("the tap was told of %d, holds %d and dropped %d of %d messages", started.Load(), len(tap.events), tap.Dropped(), n)
+			t.Fatalf("the tap was told of %d, holds %d and dropped %d of %d messages", started.Load(), tap.Waiting(), tap.Dropped(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -238,7 +241,13 @@ func TestTapSlow(t *testing.T) {
 		}
 	}
 	tap.Stop()
-	if b.taps.Load() != nil {
-		t.Error("the bridge still taps after the last tap stopped")
+	before := tap.Dropped()
+	frame := []byte(`{"message_id":"m-after","message_type":"notification","sender_id":"asker","receiver_id":"keeper","timestamp":"2026-01-10T14:30:00Z","payload":{"event_type":"tick","data":{}}}`)
+	if r := sender.Session.Receive(frame); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	<-keeper.Got
+	if tap.Waiting() != 0 || tap.Dropped() != before {
+		t.Errorf("a stopped tap was still told of a message: %d waiting, %d dropped (%d before)", tap.Waiting(), tap.Dropped(), before)
 	}
 }

@@ -1,4 +1,7 @@
-package bridge
+// Package redact removes secrets from messages before they are logged or
+// shown: credentials by member name, and the inputs agents asked for as
+// sensitive.
+package redact
 
 import (
 	"strings"
@@ -20,16 +23,16 @@ var secretKeys = map[string]bool{
 	"authentication": true, "jwt": true, "bearer": true, "id_token": true, "client_secret": true,
 }
 
-// redactor removes sensitive values from messages before they are logged:
+// Redactor removes sensitive values from messages before they are logged:
 // the secretKeys, and the inputs agents asked for as sensitive (bluelabel
 // needs_input requested_inputs with "sensitive": true), by their id.
-type redactor struct {
+type Redactor struct {
 	mu        sync.RWMutex
 	sensitive map[string]bool
 }
 
-// learn records the sensitive inputs a needs-input message asks for.
-func (r *redactor) learn(env *canonical.Envelope) {
+// Learn records the sensitive inputs a needs-input message asks for.
+func (r *Redactor) Learn(env *canonical.Envelope) {
 	if env.Inputs == "" {
 		return
 	}
@@ -48,7 +51,8 @@ func (r *redactor) learn(env *canonical.Envelope) {
 	})
 }
 
-func (r *redactor) secret(key string) bool {
+// Secret reports whether a member named key is never shown.
+func (r *Redactor) Secret(key string) bool {
 	if secretKeys[strings.ToLower(key)] {
 		return true
 	}
@@ -57,9 +61,9 @@ func (r *redactor) secret(key string) bool {
 	return r.sensitive[key]
 }
 
-// redact returns msg with the value of every sensitive member, at any
+// Redact returns msg with the value of every sensitive member, at any
 // depth, replaced by "[REDACTED]".
-func (r *redactor) redact(msg []byte) []byte {
+func (r *Redactor) Redact(msg []byte) []byte {
 	v := gjson.ParseBytes(msg)
 	if !v.IsObject() && !v.IsArray() {
 		return msg
@@ -67,12 +71,12 @@ func (r *redactor) redact(msg []byte) []byte {
 	return r.value(make([]byte, 0, len(msg)), v)
 }
 
-// redactFrame is redact for a frame shown whole: one that is not JSON
+// Frame is Redact for a frame shown whole: one that is not JSON
 // (a malformed frame, refused) is shown as it is, unless it names a
 // sensitive member, when it is not shown at all.
-func (r *redactor) redactFrame(msg []byte) []byte {
+func (r *Redactor) Frame(msg []byte) []byte {
 	if gjson.ValidBytes(msg) {
-		return r.redact(msg)
+		return r.Redact(msg)
 	}
 	lower := strings.ToLower(string(msg))
 	for k := range secretKeys {
@@ -90,7 +94,7 @@ func (r *redactor) redactFrame(msg []byte) []byte {
 	return msg
 }
 
-func (r *redactor) value(dst []byte, v gjson.Result) []byte {
+func (r *Redactor) value(dst []byte, v gjson.Result) []byte {
 	switch {
 	case v.IsObject():
 		dst = append(dst, '{')
@@ -102,7 +106,7 @@ func (r *redactor) value(dst []byte, v gjson.Result) []byte {
 			first = false
 			dst = append(dst, k.Raw...)
 			dst = append(dst, ':')
-			if r.secret(k.String()) && m.Type != gjson.Null {
+			if r.Secret(k.String()) && m.Type != gjson.Null {
 				dst = jsonw.AppendString(dst, redacted)
 			} else {
 				dst = r.value(dst, m)
@@ -126,10 +130,11 @@ func (r *redactor) value(dst []byte, v gjson.Result) []byte {
 	return append(dst, v.Raw...)
 }
 
-// Redact returns msg with the value of every credential member (token,
-// authentication, password...), at any depth, replaced by "[REDACTED]",
-// for logs outside the bridge (the reference agent's frame log).
-func Redact(msg []byte) []byte {
-	var r redactor
-	return r.redact(msg)
+// Credentials returns msg with the value of every credential member
+// (token, authentication, password...), at any depth, replaced by
+// "[REDACTED]", for logs outside the bridge (the reference agent's frame
+// log).
+func Credentials(msg []byte) []byte {
+	var r Redactor
+	return r.Redact(msg)
 }

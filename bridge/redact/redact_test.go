@@ -1,4 +1,4 @@
-package bridge
+package redact
 
 import (
 	"strings"
@@ -8,8 +8,8 @@ import (
 )
 
 func TestRedact(t *testing.T) {
-	var r redactor
-	r.learn(&canonical.Envelope{Inputs: `[{"id":"deploy_key","sensitive":true},{"id":"region","sensitive":false}]`})
+	var r Redactor
+	r.Learn(&canonical.Envelope{Inputs: `[{"id":"deploy_key","sensitive":true},{"id":"region","sensitive":false}]`})
 	for _, tc := range []struct{ in, want string }{
 		{`{"authentication":{"type":"jwt","token":"abc"}}`, `{"authentication":"[REDACTED]"}`},
 		{`{"metadata":{"Authorization":"Bearer abc","bearer":"x"}}`, `{"metadata":{"Authorization":"[REDACTED]","bearer":"[REDACTED]"}}`},
@@ -18,11 +18,11 @@ func TestRedact(t *testing.T) {
 		{`{"token":null,"n":1.50}`, `{"token":null,"n":1.50}`},
 		{`"just a string"`, `"just a string"`},
 	} {
-		if got := string(r.redact([]byte(tc.in))); got != tc.want {
+		if got := string(r.Redact([]byte(tc.in))); got != tc.want {
 			t.Errorf("redact(%s)\n got %s\nwant %s", tc.in, got, tc.want)
 		}
 	}
-	if strings.Contains(string(r.redact([]byte(`{"region":"eu"}`))), "REDACTED") {
+	if strings.Contains(string(r.Redact([]byte(`{"region":"eu"}`))), "REDACTED") {
 		t.Error("an input not asked for as sensitive was redacted")
 	}
 }

@@ -1,0 +1,175 @@
+// Package event is the bridge core's event stream: what happened to each
+// message (received, translated, delivered, refused, dropped, failed,
+// answered, expired) and to each agent (its status changed). Whatever
+// watches the bridge (the message log, the console's traffic tap,
+// Prometheus metrics) is a Subscriber in a package of its own; the core
+// emits and knows none of them.
+package event
+
+import (
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
+)
+
+// Kind says what an Event tells.
+type Kind uint8
+
+// The kinds of Event, with the fields each sets (besides Kind and Time).
+const (
+	// Received: a frame read from a connection was decoded, checked and
+	// its agent ids made canonical; it is about to be routed. Env, Frame
+	// (nil for a link of envelopes), Size, and the sender's connection:
+	// Agent ("" while it named none), Dialect, Transport.
+	Received Kind = iota + 1
+	// Handled: routing a received message is done. Duration (from the
+	// frame's arrival), Err (the refusal, if any).
+	Handled
+	// Copied: Copy is a copy of Env on its way (a request under its
+	// token, an answer in its requester's terms). Emitted only when a
+	// subscriber Wants Copies.
+	Copied
+	// Translated: a message was encoded for its receiver and queued. Seq
+	// (which its Delivered or Failed repeats), Env (the message as queued
+	// for the receiver: valid during Handle only), Source (the envelope it
+	// was made from), Losses (valid during Handle only), Report (when
+	// wanted), Frame, ByBridge, and the receiver's connection: Agent,
+	// Dialect, Transport ("call" for the call API).
+	Translated
+	// Delivered: the receiver's link took the message. Seq, Note, Frame,
+	// ByBridge, and the receiver's Agent, Dialect, Transport.
+	Delivered
+	// Failed: a queued message was never delivered (it expired, the
+	// connection failed or closed, a write timed out). Seq, Note, Reason,
+	// and the receiver's Agent, Dialect, Transport.
+	Failed
+	// Dropped: a mapping's act policy dropped the message, as the
+	// receiver's dialect cannot express its act. Env, Source, Losses,
+	// Report (when wanted), and the receiver's Agent, Dialect, Transport.
+	Dropped
+	// Refused: the bridge refused a message and answered its sender with
+	// Err. Env (nil when the frame did not decode), Input (the frame as
+	// read, when it was refused as it was read), Frame (the error sent
+	// back; nil for a link of envelopes or the call API), and the
+	// sender's Agent (its id, "unknown" when it named none), Dialect,
+	// Transport.
+	Refused
+	// Answered: a request was closed by its final answer, or by the
+	// bridge's error in its place (ByBridge, Err). Agent is the requester
+	// (its canonical id), To the receiver, Duration the time since the
+	// request was opened.
+	Answered
+	// Expired: a request had no answer in time; an Answered with the
+	// bridge's timeout error follows. Agent is the requester, To the
+	// receiver, Duration its time limit.
+	Expired
+	// Late: an answer came after its request was closed, and was
+	// dropped. Env, Agent (its sender).
+	Late
+	// Duplicate: a message sent again within the dedupe window was
+	// handled as a copy of the first. Env.
+	Duplicate
+	// Status: an agent's status changed (Status, Previous, Why), or
+	// the agent was forgotten (Status empty). Agent.
+	Status
+)
+
+var kindNames = [...]string{"", "received", "handled", "copied", "translated", "delivered", "failed",
+	"dropped", "refused", "answered", "expired", "late", "duplicate", "status"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k != 0 {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Event is one thing that happened in the core. Which fields are set
+// depends on Kind (see the kinds). It is passed by value: a subscriber
+// keeps what it needs, copying what it keeps of the fields valid during
+// Handle only.
+type Event struct {
+	Kind Kind
+	// Time is when it happened.
+	Time time.Time
+	// Seq pairs a message's Translated with its Delivered or Failed.
+	Seq uint64
+	// Env is the message; Source the envelope it was made from (the
+	// message as received, or as the bridge keeps it for retries); Copy
+	// the copy of Env (Copied).
+	Env, Source, Copy *canonical.Envelope
+	// Note is what a delivered or failed message said of itself when it
+	// was queued.
+	Note Note
+	// Frame is the message as read (Received), as written (Translated,
+	// Delivered) or the error sent back (Refused); Input the frame a
+	// refusal answered, refused as it was read. Size is the frame's
+	// length as read.
+	Frame, Input []byte
+	Size         int
+	// Agent, Dialect and Transport describe the connection the event is
+	// about (see the kinds); To is a request's receiver.
+	Agent, Dialect, Transport, To string
+	// Err is the refusal or the bridge's error; Reason why a message
+	// failed.
+	Err    *canonical.Error
+	Reason error
+	// ByBridge marks a message the bridge made itself (an error on an
+	// agent's behalf, an accept, a handshake answer).
+	ByBridge bool
+	// Losses are what a translation could not carry (valid during Handle
+	// only); Report the same in words, made once for every subscriber that
+	// Wants Reports.
+	Losses []dialects.Loss
+	Report []Loss
+	// Duration is how long handling a message (Handled) or a request
+	// (Answered) took, or a request's time limit (Expired).
+	Duration time.Duration
+	// Status and Previous are an agent's new and old status; Why says
+	// why it changed.
+	Status, Previous, Why string
+}
+
+// Note is what a log line says of a message: the message's envelope may
+// change after it is queued (a retry re-encodes it), its note does not.
+type Note struct {
+	Sender string
+	Act    canonical.Act
+	// IDs are the id, in_reply_to, correlation_id, task_id, trace_id and
+	// operation, in the order of NoteIDs.
+	IDs [len(NoteIDs)]string
+}
+
+// NoteIDs name the ids a Note keeps.
+var NoteIDs = [...]string{"id", "in_reply_to", "correlation_id", "task_id", "trace_id", "operation"}
+
+// NoteOf returns env's note.
+func NoteOf(env *canonical.Envelope) Note {
+	return Note{Sender: env.Sender.ID, Act: env.Act, IDs: [len(NoteIDs)]string{
+		env.ID, env.InReplyTo, env.CorrelationID, env.TaskID, env.Trace.TraceID, OpName(env.Operation),
+	}}
+}
+
+// OpName spells an operation as operation names are written in mapping
+// files: fuse's two levels as capability/action.
+func OpName(op canonical.Operation) string {
+	switch {
+	case op.Capability != "" && op.Name != "":
+		return op.Capability + "/" + op.Name
+	case op.Name != "":
+		return op.Name
+	}
+	return op.Capability
+}
+
+// Loss is one entry of a translation's loss report, in words.
+type Loss struct {
+	Kind    string `json:"kind"` // dropped, approximated or filled
+	Concept string `json:"concept"`
+	Field   string `json:"field"`
+	// Message says what happened; it quotes the value, except where the
+	// value may be secret.
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}

@@ -1,0 +1,129 @@
+package event
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Subscriber is told of every event of the core. Handle runs on the
+// goroutine that caused the event, in the middle of the core's work: it
+// must not block, and a subscriber that does real work hands the event to
+// a goroutine of its own (as the console's tap does).
+type Subscriber interface {
+	Handle(e Event)
+}
+
+// Func is a function as a Subscriber.
+type Func func(e Event)
+
+// Handle calls f.
+func (f Func) Handle(e Event) { f(e) }
+
+// Want names the parts of events that cost the core something to make,
+// which it makes only while a subscriber asks for them.
+type Want uint8
+
+// The optional parts of events.
+const (
+	// Copies: the Copied events.
+	Copies Want = 1 << iota
+	// Reports: the Report of Translated and Dropped events.
+	Reports
+	// Failures: the Failed events.
+	Failures
+)
+
+// Wanter is implemented by a subscriber that wants optional parts.
+type Wanter interface {
+	Wants() Want
+}
+
+// Stream is the list of subscribers the core emits to. Subscribing and
+// unsubscribing replace the list whole; Emit reads it with one atomic
+// load, and with no subscriber costs nothing more.
+type Stream struct {
+	mu   sync.Mutex
+	subs atomic.Pointer[subscribers]
+}
+
+type subscribers struct {
+	list  []*entry
+	wants Want
+}
+
+type entry struct{ s Subscriber }
+
+// Subscribe adds s after the subscribers already there; stop removes it.
+// Events emitted after Subscribe returns reach s; none reach it once stop
+// has returned.
+func (st *Stream) Subscribe(s Subscriber) (stop func()) {
+	e := &entry{s: s}
+	st.mu.Lock()
+	cur := st.subs.Load()
+	next := &subscribers{}
+	if cur != nil {
+		next.list = append(next.list, cur.list...)
+	}
+	next.list = append(next.list, e)
+	next.wants = wantsOf(next.list)
+	st.subs.Store(next)
+	st.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { st.remove(e) }) }
+}
+
+func (st *Stream) remove(e *entry) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	cur := st.subs.Load()
+	if cur == nil {
+		return
+	}
+	next := &subscribers{}
+	for _, x := range cur.list {
+		if x != e {
+			next.list = append(next.list, x)
+		}
+	}
+	if len(next.list) == 0 {
+		st.subs.Store(nil)
+		return
+	}
+	next.wants = wantsOf(next.list)
+	st.subs.Store(next)
+}
+
+func wantsOf(list []*entry) Want {
+	var w Want
+	for _, e := range list {
+		if x, ok := e.s.(Wanter); ok {
+			w |= x.Wants()
+		}
+	}
+	return w
+}
+
+// Active reports whether anyone subscribes.
+func (st *Stream) Active() bool { return st.subs.Load() != nil }
+
+// Wants reports whether a subscriber asked for the parts w.
+func (st *Stream) Wants(w Want) bool {
+	s := st.subs.Load()
+	return s != nil && s.wants&w != 0
+}
+
+// Emit tells every subscriber of e, in the order they subscribed, setting
+// e.Time to now when it is zero.
+func (st *Stream) Emit(e Event) {
+	s := st.subs.Load()
+	if s == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	for _, x := range s.list {
+		x.s.Handle(e)
+	}
+}
