@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -121,6 +122,9 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	if err := outcome(reply, err); err != nil {
 		return err
 	}
+	if err := d.debugAnswer(reply.Result); err != nil {
+		return err
+	}
 
 	d.scene("2. Fusey (fuse) asks for text-analysis/sentiment-analysis; Collie (collab) answers")
 	reply, err = agents["Fusey"].Call(ctx, "Collie", canonical.Operation{Capability: "text-analysis", Name: "sentiment-analysis"},
@@ -212,6 +216,27 @@ func (d *demo) await(ctx context.Context, marker string, who ...string) error {
 			return fmt.Errorf("no %s delivered to %v", marker, missing)
 		}
 	}
+	return nil
+}
+
+// debugAnswer prints debug_code's result as Eddy read it, in words: the
+// analysis, the fixed code and the explanation.
+func (d *demo) debugAnswer(result canonical.JSON) error {
+	var r struct {
+		Analysis    string `json:"analysis"`
+		FixedCode   string `json:"fixed_code"`
+		Explanation string `json:"explanation"`
+	}
+	if err := json.Unmarshal([]byte(result), &r); err != nil {
+		return fmt.Errorf("debug_code's result %s: %w", result, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintf(d.out, "\n  Jules's answer, as Eddy read it:\n    analysis:    %s\n    fixed code:\n", r.Analysis)
+	for _, line := range strings.Split(strings.TrimRight(r.FixedCode, "\n"), "\n") {
+		fmt.Fprintln(d.out, strings.TrimRight("      | "+line, " "))
+	}
+	fmt.Fprintf(d.out, "    explanation: %s\n", r.Explanation)
 	return nil
 }
 
