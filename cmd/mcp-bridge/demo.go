@@ -232,12 +232,34 @@ func (d *demo) debugAnswer(result canonical.JSON) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	fmt.Fprintf(d.out, "\n  Jules's answer, as Eddy read it:\n    analysis:    %s\n    fixed code:\n", r.Analysis)
+	const indent = "                 "
+	fmt.Fprintf(d.out, "\n  Jules's answer, as Eddy read it:\n    analysis:    %s\n    fixed code:\n", wrap(r.Analysis, 80, indent))
 	for _, line := range strings.Split(strings.TrimRight(r.FixedCode, "\n"), "\n") {
 		fmt.Fprintln(d.out, strings.TrimRight("      | "+line, " "))
 	}
-	fmt.Fprintf(d.out, "    explanation: %s\n", r.Explanation)
+	fmt.Fprintf(d.out, "    explanation: %s\n", wrap(r.Explanation, 80, indent))
 	return nil
+}
+
+// wrap breaks text into lines of at most width bytes (a longer word gets a
+// line of its own), each line after the first starting with indent.
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case n+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
 }
 
 // outcome turns a Call's answer into an error unless it is a result.

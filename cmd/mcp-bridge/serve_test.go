@@ -173,7 +173,7 @@ func TestDemo(t *testing.T) {
 		`mcp client tools/list: [Collie__sentiment-analysis Eddy__echo Fusey__echo Jules__debug_code]`,
 		`"sender_id":"mcp-client","receiver_id":"Jules"`, `"structuredContent":{"analysis":`,
 		// Jules finds and fixes the off-by-one of the debugging scene.
-		"Jules's answer, as Eddy read it:", "The cause is an off-by-one.", "      | print(get_item([1, 2, 3], 2))",
+		"Jules's answer, as Eddy read it:", "off-by-one.", "      | print(get_item([1, 2, 3], 2))",
 		`"fixed_code":"print([1, 2, 3][2])"`,
 	} {
 		if !strings.Contains(s, want) {
