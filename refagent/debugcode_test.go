@@ -98,6 +98,8 @@ func TestDebugOffByOne(t *testing.T) {
 			fixed: "def at(xs, i):\n    if i < len(xs):\n        return xs[i]\n"},
 		{name: "the next item on the last turn", code: "for i in range(len(xs)):\n    if xs[i] > xs[i + 1]:\n        print(i)\n",
 			fixed: "for i in range(len(xs) - 1):\n    if xs[i] > xs[i + 1]:\n        print(i)\n", notes: []string{"xs[i + 1] is one past the end"}},
+		{name: "a sequence indexed by its length", code: "def last(xs):\n    return xs[len(xs)]\n",
+			fixed: "def last(xs):\n    return xs[len(xs) - 1]\n", notes: []string{"`xs[len(xs)]` reads index len(xs), one past the last index of xs"}},
 		{name: "two at once", code: "for i in range(len(a) + 1):\n    print(a[i])\nprint([0][1])\n",
 			fixed: "for i in range(len(a)):\n    print(a[i])\nprint([0][0])\n", notes: []string{"Line 1:", "Line 3:"}},
 
@@ -107,6 +109,7 @@ func TestDebugOffByOne(t *testing.T) {
 		{name: "a correct loop", code: "for i in range(len(x)):\n    print(x[i])\n"},
 		{name: "a correct condition", code: "while i < len(xs):\n    print(xs[i])\n"},
 		{name: "the index of the last item", code: "print([1, 2, 3][2])\n"},
+		{name: "one sequence indexed by another's length", code: "x = ys[len(xs)]\n"},
 		{name: "an index far past the end", code: "def get_item(items, index):\n    return items[index]\nprint(get_item([1, 2, 3], 7))\n"},
 		{name: "a call to a function that does not index", code: "def pair(items, n):\n    return (items, n)\nprint(pair([1, 2, 3], 3))\n"},
 	}

@@ -16,6 +16,7 @@ import (
 //     variable: for i in range(len(xs) + 1): ... xs[i]
 //   - a condition that lets the index reach the length: while i <= len(xs): ... xs[i]
 //   - a loop over every index that reads the next item: for i in range(len(xs)): ... xs[i + 1]
+//   - a sequence indexed by its length: xs[len(xs)]
 //   - a list written out and indexed by its length: [1, 2, 3][3]
 //   - a call passing a list written out and its length as the index, to a
 //     function that indexes the one by the other: get_item([1, 2, 3], 3)
@@ -37,6 +38,8 @@ var (
 	condPastEnd = regexp.MustCompile(`^(\s*(?:while|if)\s+(\w+)\s*)<=(\s*len\(\s*` + seq + `\s*\)\s*:)`)
 	// for VAR in range([0, ]len(SEQ)):
 	loopAll = regexp.MustCompile(`^(\s*for\s+(\w+)\s+in\s+range\(\s*(?:0\s*,\s*)?len\(\s*` + seq + `\s*\))(\s*\)\s*:)`)
+	// SEQ[len(SEQ)]; the two must be the same sequence
+	indexByLength = regexp.MustCompile(seq + `\[\s*len\(\s*` + seq + `\s*\)\s*\]`)
 	// def NAME(PARAMS):
 	funcDef = regexp.MustCompile(`^\s*def\s+(\w+)\s*\(([^()]*)\)\s*(?:->[^:]*)?:`)
 	// an integer written out
@@ -50,6 +53,10 @@ func fixOffByOne(code string) (string, []string) {
 	var edits []edit
 	for i, line := range lines {
 		if e, found := loopBound(lines, i, line); found {
+			edits = append(edits, e)
+			continue
+		}
+		if e, found := lengthIndex(i, line); found {
 			edits = append(edits, e)
 			continue
 		}
@@ -135,6 +142,27 @@ func indexes(code, s, v string) bool {
 // nextItem matches s[v + 1], the item after the one v indexes.
 func nextItem(s, v string) *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(s) + `\[\s*` + regexp.QuoteMeta(v) + `\s*\+\s*1\s*\]`)
+}
+
+// lengthIndex finds a sequence indexed by its own length on line i:
+// xs[len(xs)].
+func lengthIndex(i int, line string) (edit, bool) {
+	for _, m := range indexByLength.FindAllStringSubmatchIndex(line, -1) {
+		s := line[m[2]:m[3]]
+		if s != line[m[4]:m[5]] || (m[0] > 0 && (isIdentByte(line[m[0]-1]) || line[m[0]-1] == '.')) {
+			continue
+		}
+		fixed := line[:m[0]] + s + "[len(" + s + ") - 1]" + line[m[1]:]
+		return edit{line: i, new: fixed, note: fmt.Sprintf(
+			"`%s` reads index len(%s), one past the last index of %s, which is len(%s) - 1.",
+			line[m[0]:m[1]], s, s, s)}, true
+	}
+	return edit{}, false
+}
+
+// isIdentByte says whether c can be part of a Python name.
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // literalIndex finds a list written out and indexed by its length on line
@@ -303,5 +331,5 @@ func splitTop(s string) []string {
 
 // endsOperand says whether c can end what a bracket after it subscripts.
 func endsOperand(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == ')' || c == ']'
+	return isIdentByte(c) || c == ')' || c == ']'
 }
