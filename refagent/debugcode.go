@@ -12,13 +12,15 @@ import (
 
 // debugCodeTool is Jules's tool of the elizaacl spec's section 7 scenario:
 // Eddy asks Jules to debug a snippet that fails. It names the error, and for
-// Python it fixes the two bugs a snippet most often has: an IndexError from
-// a constant index, and a KeyError from a subscript by a missing key.
+// Python it fixes the bugs a snippet most often has: an IndexError from an
+// off-by-one (a loop, a condition or an index that reaches a sequence's
+// length) or from an unguarded constant index, and a KeyError from a
+// subscript by a missing key.
 func debugCodeTool() *tool {
 	return &tool{
 		Tool: canonical.Tool{
 			Name:        "debug_code",
-			Description: "Debugs a code snippet from its error message: an analysis, the fixed code and an explanation (fixes Python IndexError and KeyError).",
+			Description: "Debugs a code snippet from its error message: an analysis, the fixed code and an explanation (fixes Python IndexError, off-by-one indexes among them, and KeyError).",
 			InputSchema: `{"type":"object","properties":{` +
 				`"code_to_debug":{"type":"string","description":"the code that fails"},` +
 				`"error_message":{"type":"string","description":"the error or traceback it gives"},` +
@@ -117,6 +119,13 @@ func debug(code, errText, lang string) debugReport {
 	var notes []string
 	switch kind {
 	case "IndexError":
+		if fixed, notes = fixOffByOne(code); len(notes) > 0 {
+			return debugReport{
+				Analysis:    analysis + " The cause is an off-by-one. " + strings.Join(notes, " "),
+				FixedCode:   fixed,
+				Explanation: offByOneExplanation(len(notes)),
+			}
+		}
 		fixed, notes = fixIndex(code)
 	case "KeyError":
 		fixed, notes = fixKey(code)
@@ -152,6 +161,16 @@ func explain(kind string, n int) string {
 		return fmt.Sprintf("Reading a missing key raises KeyError; %s now read with .get(), which gives None for a missing key.", where)
 	}
 	return fmt.Sprintf("Indexing past the end of a sequence raises IndexError; %s now guarded by a length check, so short inputs are skipped (in a comprehension) or give None.", where)
+}
+
+// offByOneExplanation explains n off-by-one corrections.
+func offByOneExplanation(n int) string {
+	what := "The corrected line stops"
+	if n > 1 {
+		what = fmt.Sprintf("The %d corrected lines stop", n)
+	}
+	return "Python counts indexes from 0, so a sequence of n items has its last item at index n - 1, and an index of n is one past the end. " +
+		what + " at the last index."
 }
 
 // The patterns the fixes look for. seq is a name, possibly followed by

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -121,6 +122,9 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	if err := outcome(reply, err); err != nil {
 		return err
 	}
+	if err := d.debugAnswer(reply.Result); err != nil {
+		return err
+	}
 
 	d.scene("2. Fusey (fuse) asks for text-analysis/sentiment-analysis; Collie (collab) answers")
 	reply, err = agents["Fusey"].Call(ctx, "Collie", canonical.Operation{Capability: "text-analysis", Name: "sentiment-analysis"},
@@ -213,6 +217,49 @@ func (d *demo) await(ctx context.Context, marker string, who ...string) error {
 		}
 	}
 	return nil
+}
+
+// debugAnswer prints debug_code's result as Eddy read it, in words: the
+// analysis, the fixed code and the explanation.
+func (d *demo) debugAnswer(result canonical.JSON) error {
+	var r struct {
+		Analysis    string `json:"analysis"`
+		FixedCode   string `json:"fixed_code"`
+		Explanation string `json:"explanation"`
+	}
+	if err := json.Unmarshal([]byte(result), &r); err != nil {
+		return fmt.Errorf("debug_code's result %s: %w", result, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	const indent = "                 "
+	fmt.Fprintf(d.out, "\n  Jules's answer, as Eddy read it:\n    analysis:    %s\n    fixed code:\n", wrap(r.Analysis, 80, indent))
+	for _, line := range strings.Split(strings.TrimRight(r.FixedCode, "\n"), "\n") {
+		fmt.Fprintln(d.out, strings.TrimRight("      | "+line, " "))
+	}
+	fmt.Fprintf(d.out, "    explanation: %s\n", wrap(r.Explanation, 80, indent))
+	return nil
+}
+
+// wrap breaks text into lines of at most width bytes (a longer word gets a
+// line of its own), each line after the first starting with indent.
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case n+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
 }
 
 // outcome turns a Call's answer into an error unless it is a result.

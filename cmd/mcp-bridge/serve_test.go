@@ -172,10 +172,16 @@ func TestDemo(t *testing.T) {
 		broadcastNote,
 		`mcp client tools/list: [Collie__sentiment-analysis Eddy__echo Fusey__echo Jules__debug_code]`,
 		`"sender_id":"mcp-client","receiver_id":"Jules"`, `"structuredContent":{"analysis":`,
+		// Jules finds and fixes the off-by-one of the debugging scene.
+		"Jules's answer, as Eddy read it:", "off-by-one.", "      | print(get_item([1, 2, 3], 2))",
+		`"fixed_code":"print([1, 2, 3][2])"`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo did not show %s", want)
 		}
+	}
+	if strings.Contains(s, "No fix was found") {
+		t.Errorf("debug_code found no fix in a scene of the demo")
 	}
 	// The broadcast's note says who got it: exactly Collie and Fusey.
 	scene := s[strings.Index(s, "== 4."):]
