@@ -6,7 +6,7 @@ import "time"
 // armed for the soonest deadline, rather than by a timer of its own: adding
 // a timer to an empty timer heap wakes the thread blocked in the network
 // poller so that it can shorten its sleep, which cost about 6 us of CPU a
-// round trip on the hop benchmark (README, "Through the live bridge"). A
+// round trip on the hop benchmark (docs/performance.md, "Where the time goes"). A
 // request answered leaves the heap of deadlines and the timer as it is; a
 // new request re-arms it only when it is due sooner than the timer, which
 // with one default timeout for all requests is never while any is open.

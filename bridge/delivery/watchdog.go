@@ -15,7 +15,7 @@ import (
 // gives up; a link that can be aborted (Aborter: a WebSocket link closes its
 // connection) is aborted instead. A context with a deadline per send would
 // cost a runtime timer set and stopped for every message, measurably slower
-// on the hot path (README, "Through the live bridge"); the watchdog instead
+// on the hot path (docs/performance.md, "Where the time goes"); the watchdog instead
 // looks at every writer a few times per timeout, so a stuck send ends
 // between one and 1.25 times the timeout.
 

@@ -16,7 +16,7 @@ import (
 // A message the bridge has for an agent is written by the goroutine that
 // made it, at once, when the agent's queue is empty: handing it to the
 // queue's writer instead costs a goroutine wake-up, which on an idle
-// machine is most of a hop's latency (README, "Through the live bridge").
+// machine is most of a hop's latency (docs/performance.md, "Where the time goes").
 // That goroutine is usually another agent's reader, which must never wait
 // on this agent's socket: so such a write never blocks. promptConn, under
 // the WebSocket library, writes what the socket takes now and keeps the
@@ -251,7 +251,7 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // the next read, and the prompt write in between does not block. Asking the socket (an ioctl per
 // frame, to hand the write to the queue's writer when more was waiting)
 // cost the hop about 3% of its p50 and measured no better on a stream
-// (README, "Measured in pairs").
+// (docs/performance.md, "Paired rounds").
 func (w *promptWriter) buffered() func() int {
 	if w.br == nil || w.pc == nil {
 		return nil
