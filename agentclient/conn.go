@@ -14,10 +14,10 @@ const DefaultReadLimit = 32 << 10
 // Conn is a WebSocket connection that carries frames, one a message. It
 // writes frames as text messages and reads messages of either kind.
 //
-// Reads must come from one goroutine at a time, as must writes; a read and
-// a write may run together. Its errors are the WebSocket library's, so
-// that WentAway and the library's CloseStatus can tell how the peer closed
-// the connection.
+// Read and Reader must be called from one goroutine at a time; the other
+// methods are safe for concurrent use. Its errors are the WebSocket
+// library's, so that WentAway and the library's CloseStatus can tell how
+// the peer closed the connection.
 type Conn struct {
 	ws *websocket.Conn
 }

@@ -12,7 +12,7 @@ import (
 // Options configure Dial.
 type Options struct {
 	// Token, when set, is sent as "Authorization: Bearer <Token>": a
-	// static token or a JWT.
+	// static token or a JWT. It replaces an Authorization in Header.
 	Token string
 	// Header holds more headers for the opening handshake.
 	Header http.Header
@@ -26,8 +26,9 @@ type Options struct {
 
 // Dial opens a WebSocket connection to url (ws:// or wss://), such as the
 // bridge's endpoint for a dialect, "ws://HOST:PORT/ws/DIALECT?agent=ID".
-// When ctx ends the dialing stops. Its error does not repeat url, which
-// the caller knows, but says the HTTP status the handshake got, if any.
+// ctx bounds the dialing only: the connection outlives it. The error does
+// not repeat url, which the caller knows, but says the HTTP status the
+// handshake got, if any.
 func Dial(ctx context.Context, url string, o Options) (*Conn, error) {
 	opts := &websocket.DialOptions{}
 	if len(o.Header) > 0 || o.Token != "" {
