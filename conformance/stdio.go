@@ -1,19 +1,17 @@
 package conformance
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 )
 
 // Command is a target the suite starts: the command line runs through
@@ -60,7 +58,7 @@ func (c *command) Open(_ context.Context, maxFrame int) (Conn, error) {
 	}
 	closeAll(inR, outW) // the child holds its own ends
 	p := &process{cmd: cmd, stdin: inW, stdout: outR, tail: tail, exited: make(chan struct{}),
-		lines: newFrameLines(outR, maxFrame)}
+		lines: agentclient.NewLineReader(outR, maxFrame)}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -80,7 +78,7 @@ type process struct {
 	stdin  *os.File
 	stdout *os.File
 	tail   *stderrTail
-	lines  *frameLines
+	lines  *agentclient.LineReader // the agent's frames, at most maxFrame bytes of each
 
 	exited  chan struct{} // closed once waitErr is set
 	waitErr error
@@ -88,9 +86,9 @@ type process struct {
 }
 
 func (p *process) Read() (Frame, error) {
-	f, err := p.lines.next()
+	data, size, err := p.lines.Next()
 	if err == nil {
-		return f, nil
+		return Frame{Data: data, Size: size}, nil
 	}
 	// The output ended: say how the process did, if it ends soon.
 	select {
@@ -102,7 +100,7 @@ func (p *process) Read() (Frame, error) {
 }
 
 func (p *process) Write(ctx context.Context, frame []byte) error {
-	line, err := oneLine(frame)
+	line, err := agentclient.AppendLine(make([]byte, 0, len(frame)+1), frame)
 	if err != nil {
 		return err
 	}
@@ -110,25 +108,13 @@ func (p *process) Write(ctx context.Context, frame []byte) error {
 	if err := p.stdin.SetWriteDeadline(deadline); err != nil {
 		return err
 	}
-	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+	if _, err := p.stdin.Write(line); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return fmt.Errorf("the agent does not read its standard input: %w", err)
 		}
 		return fmt.Errorf("writing to the agent: %w", err)
 	}
 	return nil
-}
-
-// oneLine returns frame as one line: JSON that spans lines is compacted.
-func oneLine(frame []byte) ([]byte, error) {
-	if bytes.IndexByte(frame, '\n') < 0 {
-		return frame, nil
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, frame); err != nil {
-		return nil, fmt.Errorf("a frame with a line break cannot be sent as one line: %w", err)
-	}
-	return b.Bytes(), nil
 }
 
 // Close stops the agent: its standard input closes, then its process
@@ -195,48 +181,4 @@ func (t *stderrTail) say() string {
 		return ""
 	}
 	return "; its standard error ends: " + s
-}
-
-// frameLines splits an agent's output into frames, one a line, keeping at
-// most limit bytes of each; a longer line is read to its end and only its
-// size is kept beyond that. Blank lines are skipped.
-type frameLines struct {
-	r     *bufio.Reader
-	limit int
-}
-
-func newFrameLines(r io.Reader, limit int) *frameLines {
-	return &frameLines{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
-}
-
-func (fl *frameLines) next() (Frame, error) {
-	for {
-		var f Frame
-		for {
-			part, err := fl.r.ReadSlice('\n')
-			ended := err == nil
-			if ended {
-				part = part[:len(part)-1]
-			}
-			f.Size += len(part)
-			if room := fl.limit - len(f.Data); room > 0 {
-				f.Data = append(f.Data, part[:min(room, len(part))]...)
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if err != nil && (f.Size == 0 || !errors.Is(err, io.EOF)) {
-				return Frame{}, err
-			}
-			break // the end of a line, or a last line without one
-		}
-		if f.Oversize() {
-			return f, nil
-		}
-		f.Data = bytes.TrimSuffix(f.Data, []byte("\r"))
-		f.Size = len(f.Data)
-		if len(bytes.TrimSpace(f.Data)) > 0 {
-			return f, nil
-		}
-	}
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 )
 
 // hardLimit is how many times the frame limit a WebSocket message may be
@@ -32,11 +32,8 @@ type dialTarget string
 func (d dialTarget) String() string { return string(d) }
 
 func (d dialTarget) Open(ctx context.Context, maxFrame int) (Conn, error) {
-	c, resp, err := websocket.Dial(ctx, string(d), nil)
+	c, err := agentclient.Dial(ctx, string(d), agentclient.Options{ReadLimit: -1}) // Read enforces its own limits
 	if err != nil {
-		if resp != nil {
-			return nil, unreachable(fmt.Errorf("dialing %s: HTTP %s: %w", d, resp.Status, err))
-		}
 		return nil, unreachable(fmt.Errorf("dialing %s: %w", d, err))
 	}
 	return newWSConn(c, maxFrame, nil), nil
@@ -79,7 +76,7 @@ func (l *Listener) accept(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "conformance: an agent is already waiting to be tested", http.StatusConflict)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	c, err := agentclient.Accept(w, r, agentclient.AcceptOptions{ReadLimit: -1, AnyOrigin: true})
 	if err != nil {
 		return // Accept has answered
 	}
@@ -88,7 +85,7 @@ func (l *Listener) accept(w http.ResponseWriter, r *http.Request) {
 	select {
 	case l.conns <- wc:
 	default:
-		c.Close(websocket.StatusTryAgainLater, "an agent is already waiting to be tested")
+		c.CloseBusy("an agent is already waiting to be tested")
 		return
 	}
 	select {
@@ -122,7 +119,7 @@ func (l *Listener) Close() error {
 
 // wsConn is a WebSocket connection to the agent.
 type wsConn struct {
-	c     *websocket.Conn
+	c     *agentclient.Conn
 	limit int
 	buf   bytes.Buffer
 	cut   error         // set when the suite cut the connection off
@@ -130,8 +127,9 @@ type wsConn struct {
 	once  sync.Once
 }
 
-func newWSConn(c *websocket.Conn, limit int, ended chan struct{}) *wsConn {
-	c.SetReadLimit(-1) // Read enforces its own limits
+// newWSConn wraps c, a connection with no read limit of its own: Read
+// enforces limit.
+func newWSConn(c *agentclient.Conn, limit int, ended chan struct{}) *wsConn {
 	return &wsConn{c: c, limit: limit, ended: ended}
 }
 
@@ -139,7 +137,7 @@ func (w *wsConn) Read() (Frame, error) {
 	if w.cut != nil {
 		return Frame{}, w.cut
 	}
-	_, r, err := w.c.Reader(context.Background())
+	r, err := w.c.Reader(context.Background())
 	if err != nil {
 		return Frame{}, fmt.Errorf("the connection ended: %w", err)
 	}
@@ -167,7 +165,7 @@ func (w *wsConn) Read() (Frame, error) {
 }
 
 func (w *wsConn) Write(ctx context.Context, frame []byte) error {
-	return w.c.Write(ctx, websocket.MessageText, frame)
+	return w.c.Write(ctx, frame)
 }
 
 // Close closes the connection normally, or cuts it when the agent does
@@ -177,7 +175,7 @@ func (w *wsConn) Close() error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			w.c.Close(websocket.StatusNormalClosure, "the conformance run is over")
+			w.c.Close("the conformance run is over")
 		}()
 		select {
 		case <-done:

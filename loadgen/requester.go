@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/tidwall/gjson"
@@ -44,7 +44,7 @@ func (p *progress) answeredAt(t int64) {
 type requester struct {
 	peer
 	index   int
-	conn    *websocket.Conn
+	conn    *agentclient.Conn
 	codec   dialects.Codec
 	wire    wire
 	targets []peer
@@ -133,7 +133,7 @@ func (r *requester) send(ctx context.Context, p *progress, interval, offset time
 		}
 		r.sentAt[seq].Store(p.now() + 1)
 		p.sent.Add(1)
-		if err := r.conn.Write(ctx, websocket.MessageText, out); err != nil {
+		if err := r.conn.Write(ctx, out); err != nil {
 			return fmt.Errorf("write request %d: %w", seq, err)
 		}
 	}
@@ -145,7 +145,7 @@ func (r *requester) send(ctx context.Context, p *progress, interval, offset time
 func (r *requester) read(ctx context.Context, p *progress) error {
 	w := &r.wire
 	for {
-		_, frame, err := r.conn.Read(ctx)
+		frame, err := r.conn.Read(ctx)
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
 		}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/tidwall/gjson"
@@ -17,7 +17,7 @@ import (
 // sequence numbers only grow.
 type responder struct {
 	peer
-	conn      *websocket.Conn
+	conn      *agentclient.Conn
 	codec     dialects.Codec
 	wire      wire
 	failEvery int
@@ -52,7 +52,7 @@ func (r *responder) run(ctx context.Context) error {
 	var in bytes.Buffer
 	var out, result []byte
 	for {
-		_, rd, err := r.conn.Reader(ctx)
+		rd, err := r.conn.Reader(ctx)
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
 		}
@@ -100,7 +100,7 @@ func (r *responder) run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("encode an answer: %w", err)
 		}
-		if err := r.conn.Write(ctx, websocket.MessageText, out); err != nil {
+		if err := r.conn.Write(ctx, out); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 		r.answered++

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/cluster"
 	"github.com/mcp-bridge/mcp-bridge/config"
@@ -235,14 +235,14 @@ type load struct {
 	langs      []lang // the plan's dialects, as the run speaks them
 	requesters []*requester
 	responders []*responder
-	conns      []*websocket.Conn
+	conns      []*agentclient.Conn
 	setup      time.Time // when every agent was connected
 }
 
 // connect dials every agent's WebSocket, each to its instance, and waits
 // until every bridge lists them all as ready.
 func (l *load) connect(ctx context.Context, brs *bridges) error {
-	dial := func(p peer) (*websocket.Conn, error) { return l.dial(ctx, brs.list[p.instance], p) }
+	dial := func(p peer) (*agentclient.Conn, error) { return l.dial(ctx, brs.list[p.instance], p) }
 	for _, p := range l.plan.responders {
 		// One more requester than the plan's: the probe of idle agents.
 		r := l.newResponder(p, len(l.plan.requesters)+1, l.o.FailEvery)
@@ -304,15 +304,14 @@ func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within 
 
 // dial connects the agent p to the bridge br; the run closes the
 // connection at its end.
-func (l *load) dial(ctx context.Context, br *running, p peer) (*websocket.Conn, error) {
+func (l *load) dial(ctx context.Context, br *running, p peer) (*agentclient.Conn, error) {
 	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, l.langs[p.dialect].name, p.id)
 	dctx, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
-	c, _, err := websocket.Dial(dctx, u, nil)
+	c, err := agentclient.Dial(dctx, u, agentclient.Options{ReadLimit: -1})
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: connect %s (%s): %w", p.id, l.langs[p.dialect].name, err)
 	}
-	c.SetReadLimit(-1)
 	l.mu.Lock()
 	l.conns = append(l.conns, c)
 	l.mu.Unlock()

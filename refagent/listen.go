@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 )
 
 // Listen serves the agent as a WebSocket server on ln, for peers that dial
@@ -49,7 +49,7 @@ func (a *Agent) serveListened(ctx context.Context, w http.ResponseWriter, r *htt
 		http.Error(w, "agent "+a.id+": already serving a connection", http.StatusConflict)
 		return
 	}
-	conn, err := websocket.Accept(w, r, nil)
+	conn, err := agentclient.Accept(w, r, agentclient.AcceptOptions{ReadLimit: maxFrame})
 	if err != nil {
 		a.log.Warn("agent: a peer's WebSocket handshake failed", "remote", r.RemoteAddr, "error", err.Error())
 		return
@@ -58,7 +58,7 @@ func (a *Agent) serveListened(ctx context.Context, w http.ResponseWriter, r *htt
 	switch {
 	case err == nil:
 	case errors.Is(err, errBusy):
-		conn.Close(websocket.StatusTryAgainLater, "the agent is already serving a connection")
+		conn.CloseBusy("the agent is already serving a connection")
 	default:
 		a.log.Info("agent: a peer's connection ended", "remote", r.RemoteAddr, "error", err.Error())
 	}

@@ -1,13 +1,13 @@
 package refagent
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 )
 
 // ServeStdio serves the agent over newline-delimited JSON: one message a
@@ -53,22 +53,20 @@ func (a *Agent) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 	}
 }
 
-// readLines sends each non-blank line of in (a new slice each) to lines,
-// then the error that ended the reading (io.EOF at the end) to ended. It
-// gives up when stop closes.
+// readLines sends each non-blank line of in (a new slice each, without
+// the spaces around it) to lines, then the error that ended the reading
+// (io.EOF at the end) to ended. It gives up when stop closes.
 func readLines(in io.Reader, lines chan<- []byte, ended chan<- error, stop <-chan struct{}) {
-	r := bufio.NewReaderSize(in, 64<<10)
+	r := agentclient.NewLineReader(in, 0)
 	for {
-		line, err := r.ReadBytes('\n')
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			select {
-			case lines <- trimmed:
-			case <-stop:
-				return
-			}
-		}
+		line, _, err := r.Next()
 		if err != nil {
 			ended <- err
+			return
+		}
+		select {
+		case lines <- bytes.TrimSpace(line):
+		case <-stop:
 			return
 		}
 	}
@@ -81,18 +79,10 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) write(frame []byte) error {
-	l.buf = l.buf[:0]
-	if bytes.IndexByte(frame, '\n') >= 0 {
-		// raw JSON values can hold newlines between tokens: a line must not
-		var b bytes.Buffer
-		if err := json.Compact(&b, frame); err != nil {
-			return fmt.Errorf("writing a frame as one line: %w", err)
-		}
-		l.buf = append(l.buf, b.Bytes()...)
-	} else {
-		l.buf = append(l.buf, frame...)
+	var err error
+	if l.buf, err = agentclient.AppendLine(l.buf[:0], frame); err != nil {
+		return err
 	}
-	l.buf = append(l.buf, '\n')
-	_, err := l.w.Write(l.buf)
+	_, err = l.w.Write(l.buf)
 	return err
 }

@@ -3,12 +3,11 @@ package refagent
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 )
 
 // maxFrame is the largest frame the agent reads from a WebSocket.
@@ -23,28 +22,20 @@ const maxFrame = 8 << 20
 // connection closes (an error).
 func (a *Agent) Connect(ctx context.Context, bridgeURL, token string) error {
 	conn, err := a.dial(ctx, bridgeURL, token)
-	if err != nil || conn == nil {
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	return a.serveWS(ctx, conn, a.dialURL(bridgeURL))
 }
 
-// dial opens the WebSocket connection Connect serves; nil and no error
-// when ctx ended while dialing.
-func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*websocket.Conn, error) {
+// dial opens the WebSocket connection Connect serves.
+func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*agentclient.Conn, error) {
 	u := a.dialURL(bridgeURL)
-	opts := &websocket.DialOptions{}
-	if token != "" {
-		opts.HTTPHeader = http.Header{"Authorization": {"Bearer " + token}}
-	}
-	if a.tls != nil {
-		opts.HTTPClient = &http.Client{Transport: &http.Transport{TLSClientConfig: a.tls}}
-	}
-	conn, _, err := websocket.Dial(ctx, u, opts)
+	conn, err := agentclient.Dial(ctx, u, agentclient.Options{Token: token, TLS: a.tls, ReadLimit: maxFrame})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("agent %s: connecting to %s: %w", a.id, u, err)
 	}
 	return conn, nil
@@ -54,9 +45,8 @@ func (a *Agent) dial(ctx context.Context, bridgeURL, token string) (*websocket.C
 // sends the introduction and subscriptions, then answers what it reads
 // until ctx ends (it then closes the connection and returns nil, after a
 // normal closure) or the connection closes (an error naming peer).
-func (a *Agent) serveWS(ctx context.Context, conn *websocket.Conn, peer string) error {
+func (a *Agent) serveWS(ctx context.Context, conn *agentclient.Conn, peer string) error {
 	defer conn.CloseNow()
-	conn.SetReadLimit(maxFrame)
 	s, err := a.open(ctx, wsWriter{conn})
 	if err != nil {
 		return err
@@ -66,14 +56,14 @@ func (a *Agent) serveWS(ctx context.Context, conn *websocket.Conn, peer string) 
 	closing := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(closing)
-		conn.Close(websocket.StatusNormalClosure, "the agent is stopping")
+		conn.Close("the agent is stopping")
 	})
 	defer stop()
 	if err := s.greet(); err != nil {
 		return a.hangUp(ctx, s, closing, err)
 	}
 	for {
-		_, frame, err := conn.Read(context.Background())
+		frame, err := conn.Read(context.Background())
 		if err != nil {
 			return a.hangUp(ctx, s, closing, fmt.Errorf("agent %s: connection to %s: %w", a.id, peer, err))
 		}
@@ -102,7 +92,7 @@ func (a *Agent) dialURL(bridgeURL string) string {
 const writeTimeout = 30 * time.Second
 
 // wsWriter writes frames as WebSocket text messages.
-type wsWriter struct{ conn *websocket.Conn }
+type wsWriter struct{ conn *agentclient.Conn }
 
 // write writes one frame. Its context is its own: the library closes the
 // connection when a write's context ends, even just after the write, so a
@@ -110,5 +100,5 @@ type wsWriter struct{ conn *websocket.Conn }
 func (w wsWriter) write(frame []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	return w.conn.Write(ctx, websocket.MessageText, frame)
+	return w.conn.Write(ctx, frame)
 }

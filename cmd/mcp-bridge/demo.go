@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/agentclient"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
@@ -325,14 +325,14 @@ func waitGone(ctx context.Context, srv *server.Server, ids ...string) error {
 type peer struct {
 	d     *demo
 	id    string
-	c     *websocket.Conn
+	c     *agentclient.Conn
 	codec dialects.Codec
 }
 
 func (d *demo) peer(ctx context.Context, id string) (*peer, error) {
-	c, _, err := websocket.Dial(ctx, d.url+"/ws/bluelabel?agent="+id, nil)
+	c, err := agentclient.Dial(ctx, d.url+"/ws/bluelabel?agent="+id, agentclient.Options{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	codec, _ := builtin.Default().Lookup("bluelabel")
 	return &peer{d: d, id: id, c: c, codec: codec}, nil
@@ -345,11 +345,11 @@ func (p *peer) send(ctx context.Context, env *canonical.Envelope) error {
 		return err
 	}
 	p.d.print(p.id, "bluelabel", refagent.Sent, frame)
-	return p.c.Write(ctx, websocket.MessageText, frame)
+	return p.c.Write(ctx, frame)
 }
 
 func (p *peer) recv(ctx context.Context) (*canonical.Envelope, error) {
-	_, frame, err := p.c.Read(ctx)
+	frame, err := p.c.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +364,7 @@ func (d *demo) needsInput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer lead.c.Close(websocket.StatusNormalClosure, "the scene is over")
+	defer lead.c.Close("the scene is over")
 	deployer, err := d.peer(ctx, "DEPLOYER")
 	if err != nil {
 		return err
@@ -402,7 +402,7 @@ func (d *demo) needsInput(ctx context.Context) error {
 		return fmt.Errorf("BLUE-LEAD expected task_result, got %s", res.Act)
 	}
 	// The deployer's loop ends with the connection: its error says so.
-	deployer.c.Close(websocket.StatusNormalClosure, "")
+	deployer.c.Close("")
 	<-done
 	return nil
 }
