@@ -119,10 +119,10 @@ func TestSchemaDescribes(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range spec.fields {
-		p, ok := s.Properties[f.key]
-		if !ok || p.Description != f.doc {
-			t.Errorf("%s: description %q, want %q", f.key, p.Description, f.doc)
+	for _, f := range serve.Root.Keys() {
+		p, ok := s.Properties[f.Key()]
+		if !ok || p.Description != f.Doc() {
+			t.Errorf("%s: description %q, want %q", f.Key(), p.Description, f.Doc())
 		}
 	}
 	if d := s.Properties["max_frame"].Default; d != "1MiB" {
