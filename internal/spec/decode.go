@@ -22,6 +22,9 @@ type Decoder struct {
 	file string
 	dir  string // the directory relative paths are joined to
 	errs located.Errors
+	// entry is the key of the mapping entry being decoded, "" for a list
+	// item, for NamedFor.
+	entry string
 }
 
 // NewDecoder returns a decoder of the file named file (in errors; its
@@ -122,7 +125,7 @@ func (d *Decoder) node(n *yaml.Node, f *Node, path string) *Value {
 				return d.node(n, alt, path)
 			}
 		}
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	case KindJSON:
 		return d.json(n, f, path)
@@ -137,6 +140,23 @@ func (d *Decoder) node(n *yaml.Node, f *Node, path string) *Value {
 		}
 	}
 	return v
+}
+
+// entry decodes the value n of the mapping entry key (a list item: "") as
+// a value of f at path.
+func (d *Decoder) under(key string, n *yaml.Node, f *Node, path string) *Value {
+	outer := d.entry
+	d.entry = key
+	defer func() { d.entry = outer }()
+	return d.node(n, f, path)
+}
+
+// what names a value of f in errors, at the entry being decoded.
+func (d *Decoder) what(f *Node) string {
+	if f.whatFor != nil {
+		return f.whatFor(d.entry)
+	}
+	return f.whatOf()
 }
 
 // fits reports whether n has the YAML kind of a value of f.
@@ -158,7 +178,7 @@ func fits(n *yaml.Node, f *Node) bool {
 // ${VAR} replaced when the spec says so.
 func (d *Decoder) scalar(n *yaml.Node, f *Node, path string) *Value {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || (n.Value == "" && !f.allowEmpty) {
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	}
 	s, problem := n.Value, ""
@@ -191,13 +211,13 @@ func (d *Decoder) scalar(n *yaml.Node, f *Node, path string) *Value {
 // f.unique.
 func (d *Decoder) list(n *yaml.Node, f *Node, path string) *Value {
 	if n.Kind != yaml.SequenceNode || (f.nonEmpty && len(n.Content) == 0) {
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	}
 	v := &Value{n: f, path: path, pos: pos(n), given: true, items: make([]*Value, 0, len(n.Content))}
 	seen := map[string]int{}
 	for i, en := range n.Content {
-		it := d.node(en, f.items, fmt.Sprintf("%s[%d]", path, i))
+		it := d.under("", en, f.items, fmt.Sprintf("%s[%d]", path, i))
 		if it == nil {
 			continue
 		}
@@ -238,7 +258,7 @@ func (n *Node) itemName(id *Value) string {
 // mapping decodes a mapping of free keys to f.items.
 func (d *Decoder) mapping(n *yaml.Node, f *Node, path string) *Value {
 	if n.Kind != yaml.MappingNode || (f.nonEmpty && len(n.Content) == 0) {
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	}
 	v := &Value{n: f, path: path, pos: pos(n), given: true}
@@ -250,7 +270,7 @@ func (d *Decoder) mapping(n *yaml.Node, f *Node, path string) *Value {
 				return
 			}
 		}
-		if it := d.node(vn, f.items, at); it != nil {
+		if it := d.under(k.Value, vn, f.items, at); it != nil {
 			it.key, it.keyPos = k.Value, pos(k)
 			v.items = append(v.items, it)
 		}
@@ -263,7 +283,7 @@ func (d *Decoder) mapping(n *yaml.Node, f *Node, path string) *Value {
 // given, and f's rules.
 func (d *Decoder) object(n *yaml.Node, f *Node, path string) *Value {
 	if n.Kind != yaml.MappingNode {
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	}
 	v := &Value{n: f, path: path, pos: pos(n), given: true}
@@ -285,7 +305,7 @@ func (d *Decoder) object(n *yaml.Node, f *Node, path string) *Value {
 		}
 		keys[k.Value] = k
 		v.written = append(v.written, k.Value)
-		if it := d.node(vn, c, at); it != nil {
+		if it := d.under(k.Value, vn, c, at); it != nil {
 			it.keyPos = pos(k)
 			v.items = append(v.items, it)
 		}
@@ -380,7 +400,7 @@ func unset(v *Value) {
 // json decodes a JSON object written in YAML.
 func (d *Decoder) json(n *yaml.Node, f *Node, path string) *Value {
 	if n.Kind != yaml.MappingNode {
-		d.Fail(pos(n), path, "must be %s", f.whatOf())
+		d.Fail(pos(n), path, "must be %s", d.what(f))
 		return nil
 	}
 	var x any

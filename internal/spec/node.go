@@ -53,6 +53,7 @@ type Node struct {
 	checkJSON func(raw []byte) string // KindJSON: the problem, or ""
 	checkKey  func(k string) string   // KindMap: the problem with a key, or ""
 	refused   func(s string) string   // scalars: the problem with a text the kind refuses, instead of the kind's own
+	whatFor   func(key string) string // names the value in errors by the key it is under, instead of what
 	unknown   func(k string) string   // KindObject: what an unknown key is called, instead of the spec's
 	schema    map[string]any          // the JSON Schema of the kind, instead of the kind's own
 
@@ -154,6 +155,10 @@ func (n *Node) DefaultIs(words string) *Node { n.defDoc = words; return n }
 
 // Named names the value in errors: "must be <what>".
 func (n *Node) Named(what string) *Node { n.what = what; return n }
+
+// NamedFor names the value in errors by the key it is under: "must be
+// <what(key)>".
+func (n *Node) NamedFor(what func(key string) string) *Node { n.whatFor = what; return n }
 
 // Typed names the value's type in the reference.
 func (n *Node) Typed(typ string) *Node { n.typ = typ; return n }
