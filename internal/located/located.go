@@ -45,13 +45,16 @@ func (es Errors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
-// Sort orders es by file, then line; the problems of one line keep their
-// order.
+// Sort orders es by file, line, then column; the problems of one place
+// keep their order.
 func (es Errors) Sort() {
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].File != es[j].File {
 			return es[i].File < es[j].File
 		}
-		return es[i].Line < es[j].Line
+		if es[i].Line != es[j].Line {
+			return es[i].Line < es[j].Line
+		}
+		return es[i].Column < es[j].Column
 	})
 }

@@ -122,7 +122,11 @@ func (d *Decoder) node(n *yaml.Node, f *Node, path string) *Value {
 	case KindOneOf:
 		for _, alt := range f.forms {
 			if fits(n, alt) {
-				return d.node(n, alt, path)
+				v := d.node(n, alt, path)
+				if v != nil {
+					v.form = f
+				}
+				return v
 			}
 		}
 		d.Fail(pos(n), path, "must be %s", d.what(f))
@@ -348,10 +352,10 @@ func (d *Decoder) fill(v *Value) {
 	given := v.items
 	v.items = make([]*Value, 0, len(v.n.keys))
 	has := func(key string) bool {
-		return slices.ContainsFunc(given, func(it *Value) bool { return it.n.key == key })
+		return slices.ContainsFunc(given, func(it *Value) bool { return it.keyNode().key == key })
 	}
 	for _, c := range v.n.keys {
-		i := slices.IndexFunc(given, func(it *Value) bool { return it.n.key == c.key })
+		i := slices.IndexFunc(given, func(it *Value) bool { return it.keyNode().key == c.key })
 		switch {
 		case i >= 0:
 			v.items = append(v.items, given[i])

@@ -36,7 +36,7 @@ func render(v *Value, key *yaml.Node) *yaml.Node {
 		for _, it := range v.items {
 			k := &yaml.Node{Kind: yaml.ScalarNode, Value: it.key}
 			if v.n.kind == KindObject {
-				k.Value = it.n.key
+				k.Value = it.keyNode().key
 			}
 			n.Content = append(n.Content, k, render(it, k))
 		}

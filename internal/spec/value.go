@@ -16,6 +16,7 @@ type Pos struct {
 // builds, with defaults filled in, which the formats' packages read.
 type Value struct {
 	n      *Node
+	form   *Node  // KindOneOf: the node of the key, whose form n is; nil otherwise
 	path   string // the key path, as errors name it: agents[0].url
 	pos    Pos    // where the value is; zero for a default
 	keyPos Pos    // where the key naming it is; zero for list items and defaults
@@ -36,8 +37,18 @@ type Value struct {
 	written []string
 }
 
-// Node is the node the value was decoded against.
+// Node is the node the value was decoded against: for a OneOf, the form
+// it took.
 func (v *Value) Node() *Node { return v.n }
+
+// keyNode is the node of the key the value is under: the OneOf, for a
+// value of one of its forms.
+func (v *Value) keyNode() *Node {
+	if v.form != nil {
+		return v.form
+	}
+	return v.n
+}
 
 // Path is the value's key path, as errors name it: agents[0].url.
 func (v *Value) Path() string { return v.path }
@@ -111,7 +122,7 @@ func (v *Value) Get(key string) *Value {
 		panic(fmt.Sprintf("spec: %s has no key %q", v.n.key, key))
 	}
 	for _, c := range v.items {
-		if c.n.key == key {
+		if c.keyNode().key == key {
 			return c
 		}
 	}
