@@ -36,7 +36,7 @@ func enum(key, doc, name string, options ...string) *spec.Node {
 // acts is a list of canonical acts.
 func acts(key, doc string) *spec.Node {
 	return spec.List(key, doc, spec.Enum("", "", canonical.CanonicalValues(canonical.KindAct)...).Named("a canonical act")).
-		Named("a list of canonical acts").DefaultIs("none")
+		Named("a list of canonical acts").Typed("list of canonical acts").DefaultIs("none")
 }
 
 // said is a string every requirement states.
@@ -62,7 +62,7 @@ func requirementSpec() *spec.Spec {
 		enum("opening", "`introduction` when an agent of the dialect may speak first (a declaration or handshake), `none` when it is not expected to (then `--op` names the operation to ask for).",
 			"opening is", "introduction", "none").Required("opening is introduction or none"),
 		spec.List("requirements", "The requirements, in the order they run.", requirementNode()).
-			DistinctBy("id", "requirement").DefaultIs("none"),
+			DistinctBy("id", "requirement").Typed("list of requirements, each `id` once").DefaultIs("none"),
 	).Rule(checkIDs)
 	return &spec.Spec{
 		Root:        root,
@@ -88,7 +88,7 @@ func requirementNode() *spec.Node {
 			"scenario", string(Exchange), string(Opening), string(Frames)).Default(string(Exchange)),
 		spec.Bool("always", "Run it even when it is not selected (it is then not reported), because later requirements need what it learns: the swarm handshake, the declared operations.").Default("false"),
 		acts("first", "`opening`: the acts the agent's first message may have."),
-		spec.List("steps", "`exchange`: the messages sent, and what must come back.", stepNode()).Named("a list of steps").Rule(checkSteps).DefaultIs("none"),
+		spec.List("steps", "`exchange`: the messages sent, and what must come back.", stepNode()).Named("a list of steps").Typed("list of steps").Rule(checkSteps).DefaultIs("none"),
 	).Rule(checkScenario)
 }
 
@@ -130,7 +130,7 @@ func expectNode() *spec.Node {
 		enum("require", "An interim act that must come before the answer.", "require", string(canonical.ActAccept)).DefaultIs("none"),
 		enum("on", "The frame the checks and correlation look at.", "on", "final", "accept").DefaultIs("`final`"),
 		spec.Bool("or_opening", "Take a declaration the agent sent when the connection opened as the answer, without asking.").Default("false"),
-		spec.List("check", "Conditions on the answer's JSON.", checkNode()).Named("a list of checks").DefaultIs("none"),
+		spec.List("check", "Conditions on the answer's JSON.", checkNode()).Named("a list of checks").Typed("list of checks").DefaultIs("none"),
 	).DefaultIs("none: the step sends without waiting")
 }
 

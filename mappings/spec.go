@@ -41,7 +41,7 @@ func mappingSpec() *spec.Spec {
 				Named("a mapping of dialects to the operation's name in each").Typed("map of dialect to name")).
 			Named("a list of entries, each naming one operation in several dialects").Typed("list of maps of dialect to name")),
 		section(spec.List("rewrites", "Payload edits by path, each rule on the translations its `when` matches, in order.", rewriteSpec()).
-			Named("a list of rules, each with when and do")),
+			Named("a list of rules, each with when and do").Typed("list of rules")),
 		section(spec.Map("acts", "Per target dialect, what happens to an act it cannot express: `reject` (an error back to the sender), `drop` (nothing is delivered; the log says why), or `{send_as: ACT}` (written as an act it can express). Without a policy such a message is rejected.",
 			spec.Map("", "", policySpec()).CheckKey(checkAct).
 				Named("a mapping of acts to policies (reject, drop, or {send_as: ACT})").Typed("map of act to policy")).
@@ -130,7 +130,7 @@ func rewriteSpec() *spec.Node {
 			spec.String("operation", "The operation's name as the source dialect spells it (fuse: `capability/action`).").Named("an operation name").DefaultIs("any"),
 		).Named("a mapping (from, to, act, operation)")),
 		spec.List("do", "The edits, applied in order to the payload. A path starts with the payload field it edits (`arguments`, `result`, `context`, `metadata`, `inputs`, `authentication`, `extensions` or `error.details`), then plain member names or array indexes joined by dots.", editSpec()).
-			NonEmpty().Named("a list of edits (rename, move, set, delete, wrap, unwrap)").Required("a rule needs do: a list of edits"),
+			NonEmpty().Named("a list of edits (rename, move, set, delete, wrap, unwrap)").Typed("list of edits").Required("a rule needs do: a list of edits"),
 	).Named("a mapping (when, do)")
 }
 
@@ -168,7 +168,7 @@ func declareSpec() *spec.Node {
 			spec.String("", "").Named("a member path").Check(checkMemberPath)).CheckKey(checkConcept).
 			Named("a mapping of canonical concepts to member paths").Typed("map of concept to path")),
 		section(spec.List("required", "The member paths every message must have: field paths or detect marks.",
-			spec.String("", "").Named("a member path")).Named("a list of member paths")),
+			spec.String("", "").Named("a member path")).Named("a list of member paths").Typed("list of paths")),
 	).Named("a mapping (detect, fields, required)"))
 }
 
