@@ -190,7 +190,11 @@ func checkSteps(d *spec.Decoder, v *spec.Value) {
 			continue
 		}
 		if n := s.Get("step"); n.Integer() >= i {
-			d.Fail(n.Pos(), spec.Join(s.Path(), "step"), "resend names step %d, not an earlier one", n.Integer())
+			at := s.Pos()
+			if n.Given() {
+				at = n.Pos()
+			}
+			d.Fail(at, spec.Join(s.Path(), "step"), "resend names step %d, not an earlier one", n.Integer())
 		}
 	}
 }
