@@ -13,7 +13,8 @@ import (
 
 var kindOrder = []string{canonical.KindAct, canonical.KindOutcome, canonical.KindError, canonical.KindPriority}
 
-// Error is a problem in a mapping file, located by file and line.
+// Error is a problem in a mapping file, located by file, line and column
+// (its text says file:line).
 type Error = located.Error
 
 // Errors are all the problems found in a mapping file.

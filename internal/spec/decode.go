@@ -45,9 +45,6 @@ func (s *Spec) Decode(file string, data []byte) (*Value, error) {
 	return v, nil
 }
 
-// File is the name of the file decoded.
-func (d *Decoder) File() string { return d.file }
-
 // Fail records a problem at pos, of the value at the key path key ("" for
 // the file as a whole).
 func (d *Decoder) Fail(at Pos, key, format string, args ...any) {
