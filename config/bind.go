@@ -2,67 +2,68 @@ package config
 
 import (
 	"cmp"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 	"log/slog"
 	"math"
 )
 
 // bind reads a decoded config, its defaults filled in, into a Config. The
 // values are checked already; bind only says where each one goes.
-func bind(root *value, file string) *Config {
+func bind(root *spec.Value, file string) *Config {
 	c := &Config{
-		Listen:          root.str("listen"),
-		BridgeID:        root.str("bridge_id"),
-		MaxFrame:        root.int("max_frame"),
-		RequestTimeout:  root.dur("request_timeout"),
-		WriteTimeout:    root.dur("write_timeout"),
-		ShutdownTimeout: root.dur("shutdown_timeout"),
-		DedupeWindow:    root.dur("dedupe_window"),
-		Heartbeat:       root.dur("heartbeat"),
-		Validate:        root.str("validate"),
-		Mappings:        root.strs("mappings"),
-		LogLevel:        logLevels[root.get("log").str("level")],
-		HTTP:            HTTP{ForgetAfter: root.get("http").dur("forget_after")},
+		Listen:          root.Str("listen"),
+		BridgeID:        root.Str("bridge_id"),
+		MaxFrame:        root.Int("max_frame"),
+		RequestTimeout:  root.Dur("request_timeout"),
+		WriteTimeout:    root.Dur("write_timeout"),
+		ShutdownTimeout: root.Dur("shutdown_timeout"),
+		DedupeWindow:    root.Dur("dedupe_window"),
+		Heartbeat:       root.Dur("heartbeat"),
+		Validate:        root.Str("validate"),
+		Mappings:        root.Strs("mappings"),
+		LogLevel:        logLevels[root.Get("log").Str("level")],
+		HTTP:            HTTP{ForgetAfter: root.Get("http").Dur("forget_after")},
 		File:            file,
 	}
-	r := root.get("retry")
-	c.Retry = Retry{MaxRetries: r.int("max_retries"), InitialDelay: r.dur("initial_delay"), MaxDelay: r.dur("max_delay"),
-		BackoffFactor: r.get("backoff_factor").x, RetryableErrors: r.strs("retryable_errors")}
-	cb := root.get("circuit_breaker")
-	c.CircuitBreaker = CircuitBreaker{FailureThreshold: cb.int("failure_threshold"), ResetTimeout: cb.dur("reset_timeout"),
-		HalfOpenRequests: cb.int("half_open_requests")}
-	q := root.get("queue")
-	c.QueuePerAgent, c.QueueTotal = q.int("per_agent"), q.int("total")
+	r := root.Get("retry")
+	c.Retry = Retry{MaxRetries: r.Int("max_retries"), InitialDelay: r.Dur("initial_delay"), MaxDelay: r.Dur("max_delay"),
+		BackoffFactor: r.Get("backoff_factor").Float(), RetryableErrors: r.Strs("retryable_errors")}
+	cb := root.Get("circuit_breaker")
+	c.CircuitBreaker = CircuitBreaker{FailureThreshold: cb.Int("failure_threshold"), ResetTimeout: cb.Dur("reset_timeout"),
+		HalfOpenRequests: cb.Int("half_open_requests")}
+	q := root.Get("queue")
+	c.QueuePerAgent, c.QueueTotal = q.Int("per_agent"), q.Int("total")
 
-	m := root.get("mcp")
-	c.MCP = MCP{Enabled: m.bool("enabled"), Stateless: m.bool("stateless"), ToolNames: m.str("tool_names"),
-		Allow: m.get("expose").strs("allow"), Deny: m.get("expose").strs("deny"),
-		CallTimeout: m.dur("call_timeout"), Sender: m.str("sender"), Line: m.line}
-	for _, t := range m.list("tokens") {
-		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken{Token: t.str("token"), Agents: t.strs("agents")})
+	m := root.Get("mcp")
+	c.MCP = MCP{Enabled: m.Bool("enabled"), Stateless: m.Bool("stateless"), ToolNames: m.Str("tool_names"),
+		Allow: m.Get("expose").Strs("allow"), Deny: m.Get("expose").Strs("deny"),
+		CallTimeout: m.Dur("call_timeout"), Sender: m.Str("sender"), Line: m.Pos().Line}
+	for _, t := range m.List("tokens") {
+		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken{Token: t.Str("token"), Agents: t.Strs("agents")})
 	}
 
-	u := root.get("ui")
-	c.UI = UI{Traffic: u.int("traffic"), FrameLimit: u.int("frame_limit"), Viewers: u.int("viewers"), Line: u.line}
-	if e := u.get("enabled"); e != nil {
-		on := e.b
+	u := root.Get("ui")
+	c.UI = UI{Traffic: u.Int("traffic"), FrameLimit: u.Int("frame_limit"), Viewers: u.Int("viewers"), Line: u.Pos().Line}
+	if e := u.Get("enabled"); e != nil {
+		on := e.Boolean()
 		c.UI.Enabled = &on
 	}
 
-	mem := root.get("memory")
-	c.Memory = Memory{DedupeEntries: mem.int("dedupe_entries"), DedupeAnswers: mem.int("dedupe_answers"),
-		PendingRequests: mem.int("pending_requests"), GOGC: mem.int("gogc"), Limit: int64(mem.int("limit"))}
-	c.PProf = root.bool("pprof")
+	mem := root.Get("memory")
+	c.Memory = Memory{DedupeEntries: mem.Int("dedupe_entries"), DedupeAnswers: mem.Int("dedupe_answers"),
+		PendingRequests: mem.Int("pending_requests"), GOGC: mem.Int("gogc"), Limit: int64(mem.Int("limit"))}
+	c.PProf = root.Bool("pprof")
 
-	cl := root.get("cluster")
-	c.Cluster = Cluster{NATS: cl.str("nats"), Name: cl.str("name"), Embedded: cl.bool("embedded"), Listen: cl.str("listen"),
-		Prefix: cl.str("prefix"), Credentials: cl.str("credentials"), Token: cl.str("token"), Heartbeat: cl.dur("heartbeat")}
+	cl := root.Get("cluster")
+	c.Cluster = Cluster{NATS: cl.Str("nats"), Name: cl.Str("name"), Embedded: cl.Bool("embedded"), Listen: cl.Str("listen"),
+		Prefix: cl.Str("prefix"), Credentials: cl.Str("credentials"), Token: cl.Str("token"), Heartbeat: cl.Dur("heartbeat")}
 
-	c.Auth, c.TLS, c.Limits = bindAuth(root.get("auth"), c.BridgeID), bindTLS(root.get("tls")), bindLimits(root.get("limits"))
-	rl, tr := root.get("reload"), root.get("tracing")
-	c.Reload = Reload{Watch: rl.bool("watch"), Debounce: rl.dur("debounce")}
-	c.Tracing = Tracing{Exporter: tr.str("exporter"), SampleRatio: tr.get("sample_ratio").x}
+	c.Auth, c.TLS, c.Limits = bindAuth(root.Get("auth"), c.BridgeID), bindTLS(root.Get("tls")), bindLimits(root.Get("limits"))
+	rl, tr := root.Get("reload"), root.Get("tracing")
+	c.Reload = Reload{Watch: rl.Bool("watch"), Debounce: rl.Dur("debounce")}
+	c.Tracing = Tracing{Exporter: tr.Str("exporter"), SampleRatio: tr.Get("sample_ratio").Float()}
 
-	for _, a := range root.list("agents") {
+	for _, a := range root.List("agents") {
 		c.Agents = append(c.Agents, bindAgent(a))
 	}
 	return c
@@ -77,76 +78,68 @@ var logLevels = map[string]slog.Level{
 }
 
 // bindAgent reads one agent entry.
-func bindAgent(v *value) Agent {
-	a := Agent{ID: v.str("id"), Dialect: v.str("dialect"), Token: v.str("token"), Subscribe: v.strs("subscribe"),
-		Line: v.line, DialectLine: v.get("dialect").lineOr0()}
-	for _, t := range v.list("tools") {
+func bindAgent(v *spec.Value) Agent {
+	a := Agent{ID: v.Str("id"), Dialect: v.Str("dialect"), Token: v.Str("token"), Subscribe: v.Strs("subscribe"),
+		Line: v.Pos().Line, DialectLine: v.Get("dialect").Pos().Line}
+	for _, t := range v.List("tools") {
 		a.Tools = append(a.Tools, bindTool(t))
 	}
-	b := v.get("restart_backoff")
-	a.BackoffMin, a.BackoffMax = b.dur("min"), b.dur("max")
+	b := v.Get("restart_backoff")
+	a.BackoffMin, a.BackoffMax = b.Dur("min"), b.Dur("max")
 	switch {
-	case v.has("url"):
-		a.Reach, a.URL = ReachWebSocket, v.str("url")
-	case v.has("webhook"):
-		a.Reach, a.URL = ReachWebhook, v.str("webhook")
-	case v.has("command"):
-		a.Reach, a.Command, a.Env, a.Dir = ReachStdio, v.strs("command"), v.strMap("env"), v.str("dir")
-	case v.has("mcp"):
-		s := v.get("mcp")
+	case v.Has("url"):
+		a.Reach, a.URL = ReachWebSocket, v.Str("url")
+	case v.Has("webhook"):
+		a.Reach, a.URL = ReachWebhook, v.Str("webhook")
+	case v.Has("command"):
+		a.Reach, a.Command, a.Env, a.Dir = ReachStdio, v.Strs("command"), v.StrMap("env"), v.Str("dir")
+	case v.Has("mcp"):
+		s := v.Get("mcp")
 		a.Reach, a.Dialect = ReachMCP, MCPDialect
-		a.MCP = MCPServer{Command: s.strs("command"), Env: s.strMap("env"), Dir: s.str("dir"), URL: s.str("url"), Headers: s.strMap("headers")}
+		a.MCP = MCPServer{Command: s.Strs("command"), Env: s.StrMap("env"), Dir: s.Str("dir"), URL: s.Str("url"), Headers: s.StrMap("headers")}
 	}
 	return a
 }
 
 // bindTool reads a tool: a name alone, or a descriptor.
-func bindTool(v *value) Tool {
-	if v.f.kind == kindString {
-		return Tool{Name: v.s}
+func bindTool(v *spec.Value) Tool {
+	if v.Node().Kind() == spec.KindString {
+		return Tool{Name: v.String()}
 	}
-	t := Tool{Name: v.str("name"), Title: v.str("title"), Description: v.str("description"), Version: v.str("version")}
-	if s := v.get("input_schema"); s != nil {
-		t.InputSchema = s.raw
+	t := Tool{Name: v.Str("name"), Title: v.Str("title"), Description: v.Str("description"), Version: v.Str("version")}
+	if s := v.Get("input_schema"); s != nil {
+		t.InputSchema = s.JSON()
 	}
-	if s := v.get("output_schema"); s != nil {
-		t.OutputSchema = s.raw
+	if s := v.Get("output_schema"); s != nil {
+		t.OutputSchema = s.JSON()
 	}
 	return t
 }
 
-// lineOr0 is the value's line, 0 for none.
-func (v *value) lineOr0() int {
-	if v == nil {
-		return 0
-	}
-	return v.line
-}
-
 // bindAuth reads auth:; bridgeID is the default issuer of minted tokens.
-func bindAuth(v *value, bridgeID string) Auth {
-	j := v.get("jwt")
+func bindAuth(v *spec.Value, bridgeID string) Auth {
+	j := v.Get("jwt")
 	if j == nil {
 		return Auth{}
 	}
-	c := &JWT{HS256Secret: j.str("hs256_secret"), PublicKeys: j.strs("public_keys"), JWKSFile: j.str("jwks_file"),
-		Issuer: j.str("issuer"), Audience: j.str("audience"), SubjectClaim: j.str("subject_claim"), Required: j.bool("required")}
-	if s := j.get("sign"); s != nil {
-		c.Sign = &Sign{Key: s.str("key"), Issuer: cmp.Or(s.str("issuer"), bridgeID), TTL: s.dur("ttl")}
+	c := &JWT{HS256Secret: j.Str("hs256_secret"), PublicKeys: j.Strs("public_keys"), JWKSFile: j.Str("jwks_file"),
+		Issuer: j.Str("issuer"), Audience: j.Str("audience"), SubjectClaim: j.Str("subject_claim"), Required: j.Bool("required")}
+	if s := j.Get("sign"); s != nil {
+		c.Sign = &Sign{Key: s.Str("key"), Issuer: cmp.Or(s.Str("issuer"), bridgeID), TTL: s.Dur("ttl")}
 	}
 	return Auth{JWT: c}
 }
 
 // bindTLS reads tls:.
-func bindTLS(v *value) TLS {
-	return TLS{Cert: v.str("cert"), Key: v.str("key"), ClientCA: v.str("client_ca"), ClientAuth: v.str("client_auth"), CA: v.str("ca")}
+func bindTLS(v *spec.Value) TLS {
+	return TLS{Cert: v.Str("cert"), Key: v.Str("key"), ClientCA: v.Str("client_ca"), ClientAuth: v.Str("client_auth"), CA: v.Str("ca")}
 }
 
 // bindLimits reads limits:.
-func bindLimits(v *value) Limits {
-	l := Limits{Rate: v.get("rate").x, Burst: v.int("burst"), Connections: v.int("connections"),
-		ConnectionsPerAddress: v.int("connections_per_address"), ReadHeaderTimeout: v.dur("read_header_timeout"),
-		IdleTimeout: v.dur("idle_timeout")}
+func bindLimits(v *spec.Value) Limits {
+	l := Limits{Rate: v.Get("rate").Float(), Burst: v.Int("burst"), Connections: v.Int("connections"),
+		ConnectionsPerAddress: v.Int("connections_per_address"), ReadHeaderTimeout: v.Dur("read_header_timeout"),
+		IdleTimeout: v.Dur("idle_timeout")}
 	if l.Burst == 0 {
 		l.Burst = max(1, int(math.Ceil(l.Rate)))
 	}

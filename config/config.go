@@ -131,13 +131,12 @@ func (r Reach) String() string {
 // may have (nil defers that check to CheckDialects, for dialects the
 // config's own mapping files declare). Every problem is reported, as Errors.
 func Parse(name string, data []byte, dialects []string) (*Config, error) {
-	d := newDecoder(name)
-	root := d.decodeFile(data)
+	root, d := decodeFile(name, data)
 	if root != nil {
 		checkDialects(d, root, dialects)
 	}
-	if len(d.errs) > 0 {
-		return nil, d.sorted()
+	if errs := d.Errors(); len(errs) > 0 {
+		return nil, errs
 	}
 	return bind(root, name), nil
 }

@@ -5,12 +5,13 @@
 // the bridge dials its WebSocket, posts to its webhook, runs it as a stdio
 // child, or is the client of the MCP server it is).
 //
-// The keys are specified once (spec.go): each one's kind, default,
-// documentation and checks, and the rules between keys. The decoder walks
-// a file's YAML against that spec; docs/config.md's key reference
-// (reference.go) and the JSON Schema of `mcp-bridge config schema`
-// (schema.go) are generated from it, and `mcp-bridge config show` writes
-// the decoded values back as YAML (show.go).
+// The keys are specified once (spec.go), in the engine of internal/spec:
+// each one's kind, default, documentation and checks, and the rules
+// between keys. The engine's decoder walks a file's YAML against that
+// spec; docs/config.md's key reference (reference.go) and the JSON Schema
+// of `mcp-bridge config schema` (schema.go) are generated from it, and
+// `mcp-bridge config show` writes the decoded values back as YAML
+// (show.go).
 //
 // Decoding is strict: an unknown key, a value of the wrong type, a
 // duplicate key or agent id, an unknown dialect, two ways to reach one

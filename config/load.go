@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 	"net"
 	"os"
 
@@ -23,7 +24,7 @@ func LoadAll(path string, extra []string) (*Config, error) {
 }
 
 // loadAll is LoadAll, also returning the decoded values for show.
-func loadAll(path string, extra []string) (*Config, *value, error) {
+func loadAll(path string, extra []string) (*Config, *spec.Value, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read config: %w", err)
@@ -38,16 +39,15 @@ func loadAll(path string, extra []string) (*Config, *value, error) {
 // checkAll decodes a config file's text and checks it whole, with the
 // mapping files it names and extra. It returns the decoded values, and
 // every problem in file and line order.
-func checkAll(name string, data []byte, extra []string) (*value, Errors) {
-	d := newDecoder(name)
-	root := d.decodeFile(data)
+func checkAll(name string, data []byte, extra []string) (*spec.Value, Errors) {
+	root, d := decodeFile(name, data)
 	// The mapping files are loaded whatever else is wrong, for their own
 	// problems and the dialects they declare.
-	names, merrs := dialectNames(append(root.strs("mappings"), extra...))
+	names, merrs := dialectNames(append(root.Strs("mappings"), extra...))
 	if root != nil {
 		checkDialects(d, root, names)
 	}
-	errs := append(d.errs, merrs...)
+	errs := append(d.Errors(), merrs...)
 	errs.Sort()
 	return root, errs
 }

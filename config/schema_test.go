@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,16 @@ func compiledSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
+// readFile returns a file's text.
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // yamlToJSON converts a YAML file to the JSON value an editor checks.
 func yamlToJSON(t *testing.T, text []byte) any {
 	t.Helper()
@@ -52,6 +63,7 @@ func TestSchema(t *testing.T) {
 	s := compiledSchema(t)
 	good := []struct{ name, text string }{
 		{"default.yaml", string(defaultFile)},
+		{"deploy/bridge.yaml", string(readFile(t, "../deploy/bridge.yaml"))},
 		{"docs/config.md's whole file", string(wholeFile(t))},
 		{"empty mapping", "{}"},
 		{"${VAR} for a number", "max_frame: ${MAX_FRAME}\nqueue: {per_agent: '${PER_AGENT}'}\nmcp: {enabled: '${MCP_ON}'}\n"},
@@ -119,10 +131,10 @@ func TestSchemaDescribes(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range spec.fields {
-		p, ok := s.Properties[f.key]
-		if !ok || p.Description != f.doc {
-			t.Errorf("%s: description %q, want %q", f.key, p.Description, f.doc)
+	for _, f := range serve.Root.Keys() {
+		p, ok := s.Properties[f.Key()]
+		if !ok || p.Description != f.Doc() {
+			t.Errorf("%s: description %q, want %q", f.Key(), p.Description, f.Doc())
 		}
 	}
 	if d := s.Properties["max_frame"].Default; d != "1MiB" {

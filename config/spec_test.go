@@ -4,133 +4,83 @@ import (
 	"bytes"
 	"flag"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/config.md's key reference from the spec")
+var update = flag.Bool("update", false, "rewrite testdata/reference.md and docs/config.md's key reference from the spec")
 
 const configDoc = "../docs/config.md"
 
-// TestReference fails when docs/config.md's key reference is not what the
-// spec generates; -update rewrites it.
+// TestReference fails when the golden reference page or docs/config.md's
+// key reference is not what the spec generates; -update rewrites both.
 func TestReference(t *testing.T) {
 	doc, err := os.ReadFile(configDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := spliceReference(doc)
+	spliced, err := spliceReference(doc)
 	if err != nil {
 		t.Fatalf("%s: %v", configDoc, err)
 	}
-	if bytes.Equal(doc, want) {
-		return
-	}
-	if *update {
-		if err := os.WriteFile(configDoc, want, 0o644); err != nil {
-			t.Fatal(err)
+	for _, f := range []struct {
+		name string
+		want []byte
+	}{{"testdata/reference.md", reference()}, {configDoc, spliced}} {
+		got, _ := os.ReadFile(f.name)
+		switch {
+		case bytes.Equal(got, f.want):
+		case *update:
+			if err := os.WriteFile(f.name, f.want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Errorf("%s: the key reference differs from what config/spec.go generates; run go test ./config -run TestReference -update", f.name)
 		}
-		return
 	}
-	t.Errorf("%s: the key reference differs from what config/spec.go generates; run go test ./config -run TestReference -update", configDoc)
 }
 
 // TestSpecSound checks what the spec's own parts must agree on: every key
 // documented, once per object; the keys rules name exist; every default
 // decodes against its field.
 func TestSpecSound(t *testing.T) {
-	var walk func(f *field, path string)
-	walk = func(f *field, path string) {
-		if f.key != "" && f.doc == "" {
-			t.Errorf("%s: no doc", path)
-		}
-		if f.def != "" {
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("%s: %v", path, r)
-					}
-				}()
-				newDecoder("serve.yaml").fallback(f, path)
-			}()
-		}
-		switch f.kind {
-		case kindObject:
-			var keys []string
-			for _, c := range f.fields {
-				if slices.Contains(keys, c.key) {
-					t.Errorf("%s: %s twice", path, c.key)
-				}
-				keys = append(keys, c.key)
-				for _, w := range c.with {
-					if f.child(w) == nil {
-						t.Errorf("%s.%s: with %s, not a key of %s", path, c.key, w, path)
-					}
-				}
-				walk(c, join(path, c.key))
-			}
-			if f.choice != nil {
-				for _, k := range f.choice.keys {
-					if f.child(k) == nil {
-						t.Errorf("%s: the choice names %s, not a key", path, k)
-					}
-				}
-			}
-		case kindList, kindMap:
-			if f.uniqueBy != "" {
-				if o, _ := f.elem.object(); o == nil || o.child(f.uniqueBy) == nil {
-					t.Errorf("%s: unique by %s, not a key of its items", path, f.uniqueBy)
-				}
-			}
-			walk(f.elem, path+"[]")
-		case kindOneOf:
-			for _, a := range f.alts {
-				walk(a, path)
-			}
-		case kindEnum:
-			if f.def != "" && !slices.Contains(f.options, f.def) {
-				t.Errorf("%s: default %q is not an option", path, f.def)
-			}
-		}
+	if err := serve.Sound(); err != nil {
+		t.Error(err)
 	}
-	walk(spec, "")
 }
 
 // TestDefaultFile checks config/default.yaml against the spec: every
 // value it shows is the spec's default, and every key of each object it
 // shows is there, as a key or in a comment.
 func TestDefaultFile(t *testing.T) {
-	d := newDecoder(defaultName)
-	root := d.decodeFile(defaultFile)
-	if len(d.errs) > 0 {
-		t.Fatal(d.errs)
+	root, d := decodeFile(defaultName, defaultFile)
+	if errs := d.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
 	}
 	text := string(defaultFile)
-	var walk func(v *value)
-	walk = func(v *value) {
-		if !v.given {
+	var walk func(v *spec.Value)
+	walk = func(v *spec.Value) {
+		if !v.Given() {
 			return
 		}
-		if v.f.kind != kindObject {
-			def := newDecoder(defaultName).fallback(v.f, v.path)
+		if v.Node().Kind() != spec.KindObject {
+			def := serve.NewDecoder(defaultName).Default(v.Node(), v.Path())
 			if def == nil {
-				t.Errorf("default.yaml shows %s, which has no default", v.path)
+				t.Errorf("default.yaml shows %s, which has no default", v.Path())
 			} else if got, want := show(t, v), show(t, def); got != want {
-				t.Errorf("default.yaml: %s is %s; the spec's default is %s", v.path, got, want)
+				t.Errorf("default.yaml: %s is %s; the spec's default is %s", v.Path(), got, want)
 			}
 			return
 		}
-		for _, c := range v.f.fields {
-			if !v.wrote(c.key) && !strings.Contains(text, "# "+c.key+":") && !strings.Contains(text, "#   "+c.key+":") {
-				t.Errorf("default.yaml neither shows nor mentions %s", join(v.path, c.key))
+		for _, c := range v.Node().Keys() {
+			if !v.Wrote(c.Key()) && !strings.Contains(text, "# "+c.Key()+":") && !strings.Contains(text, "#   "+c.Key()+":") {
+				t.Errorf("default.yaml neither shows nor mentions %s", spec.Join(v.Path(), c.Key()))
 			}
 		}
-		for _, it := range v.items {
+		for _, it := range v.Items() {
 			walk(it)
 		}
 	}
@@ -138,15 +88,13 @@ func TestDefaultFile(t *testing.T) {
 }
 
 // show is a value as config show writes it, without comments.
-func show(t *testing.T, v *value) string {
+func show(t *testing.T, v *spec.Value) string {
 	t.Helper()
-	n := render(v, nil)
-	n.LineComment = ""
-	b, err := yaml.Marshal(n)
+	b, err := v.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSuffix(strings.TrimSpace(string(b)), " # default")
 }
 
 // wholeFile is the whole-file example of docs/config.md.
@@ -172,11 +120,10 @@ func TestWholeFileExample(t *testing.T) {
 	if _, err := Parse("serve.yaml", example, dialects.Names()); err != nil {
 		t.Fatal(err)
 	}
-	d := newDecoder("serve.yaml")
-	root := d.decodeFile(example)
-	for _, f := range spec.fields {
-		if !root.wrote(f.key) {
-			t.Errorf("the whole-file example lacks %s", f.key)
+	root, _ := decodeFile("serve.yaml", example)
+	for _, f := range serve.Root.Keys() {
+		if !root.Wrote(f.Key()) {
+			t.Errorf("the whole-file example lacks %s", f.Key())
 		}
 	}
 }

@@ -2,13 +2,11 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"net"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The checks of scalar values the spec names. Each says what is wrong
@@ -113,80 +111,6 @@ func checkHeaderName(k string) string {
 		return fmt.Sprintf("%q is not a header name", k)
 	}
 	return ""
-}
-
-// sizeUnits are the suffixes a size may have, in bytes.
-var sizeUnits = []struct {
-	suffix string
-	bytes  int64
-}{
-	{"KiB", 1 << 10},
-	{"MiB", 1 << 20},
-	{"KB", 1000},
-	{"MB", 1000 * 1000},
-}
-
-// parseSize reads a positive size in bytes: an integer, or an integer with
-// a KiB, MiB, KB or MB suffix. It says what is wrong, or "".
-func parseSize(s string) (int, string) {
-	bad := fmt.Sprintf("%q is not a size (integer bytes, or with KiB, MiB, KB, MB: 1MiB)", s)
-	num, mult := s, int64(1)
-	for _, u := range sizeUnits {
-		if strings.HasSuffix(s, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.bytes
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return 0, fmt.Sprintf("%q is too large", s)
-		}
-		return 0, bad
-	}
-	if n <= 0 {
-		return 0, fmt.Sprintf("must be more than 0 bytes, got %q", s)
-	}
-	if n > math.MaxInt/mult {
-		return 0, fmt.Sprintf("%q is too large", s)
-	}
-	return int(n * mult), ""
-}
-
-// formatSize writes a size as parseSize reads it, in the largest binary
-// unit that divides it.
-func formatSize(n int) string {
-	switch {
-	case n > 0 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n > 0 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return strconv.Itoa(n)
-}
-
-// parseDuration reads a positive Go duration. It says what is wrong, or "".
-func parseDuration(s string) (time.Duration, string) {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Sprintf("%q is not a duration (30s, 500ms, 2m)", s)
-	}
-	if v <= 0 {
-		return 0, fmt.Sprintf("must be more than 0, got %q", s)
-	}
-	return v, ""
-}
-
-// formatDuration writes a duration as a config file would: 1m, not 1m0s.
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // checkRatio checks a fraction from 0 to 1.

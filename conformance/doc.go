@@ -7,8 +7,12 @@
 // it comes from, a level (MUST or SHOULD) and how it is checked, composed
 // of a few generic steps (send a request, a capability query, an event, a
 // raw frame; wait for an answer, or for silence) and checks (the answer's
-// act, its correlation, its time, members at JSON paths). Every frame the agent sends is also decoded and
-// validated with the dialect's codec, whatever requirement is running.
+// act, its correlation, its time, members at JSON paths). The file's format
+// is specified in the engine of internal/spec (requirement_file.go): its
+// reference in docs/conformance.md and `mcp-bridge conformance schema` are
+// generated from it, and a file's problems are all listed, each with
+// file:line:col. Every frame the agent sends is also decoded and validated
+// with the dialect's codec, whatever requirement is running.
 //
 // Run plays the bridge's side against a Target: a command it starts
 // (Command, newline-delimited JSON on stdio), a WebSocket server it dials

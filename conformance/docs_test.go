@@ -1,12 +1,15 @@
 package conformance
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated part of docs/conformance.md")
+var update = flag.Bool("update", false, "rewrite the generated parts of docs/conformance.md and testdata/reference.md")
 
 // docsFile is the document whose requirement tables are generated.
 const docsFile = "../docs/conformance.md"
@@ -36,4 +39,49 @@ func TestDocs(t *testing.T) {
 		return
 	}
 	t.Errorf("%s does not list the requirements as dialects/*/conformance.yaml have them; run go test ./conformance -run TestDocs -update", docsFile)
+}
+
+// The markers around the requirement file's key reference in
+// docs/conformance.md.
+const (
+	referenceBegin = "<!-- BEGIN key reference: generated from conformance/requirement_file.go; `go test ./conformance -run TestReference -update` rewrites it -->"
+	referenceEnd   = "<!-- END key reference -->"
+)
+
+// TestReference fails when the golden reference page or docs/conformance.md's
+// key reference is not what the spec generates; -update rewrites both.
+func TestReference(t *testing.T) {
+	doc, err := os.ReadFile(docsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spliced, err := spec.Splice(doc, referenceBegin, referenceEnd, Reference())
+	if err != nil {
+		t.Fatalf("%s: %v", docsFile, err)
+	}
+	for _, f := range []struct {
+		name string
+		want []byte
+	}{{"testdata/reference.md", Reference()}, {docsFile, spliced}} {
+		got, _ := os.ReadFile(f.name)
+		switch {
+		case bytes.Equal(got, f.want):
+		case *update:
+			if err := os.WriteFile(f.name, f.want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Errorf("%s differs from what conformance/requirement_file.go generates; run go test ./conformance -run TestReference -update", f.name)
+		}
+	}
+}
+
+// TestSpecSound checks that the requirement file's spec agrees with itself
+// (internal/spec Sound).
+func TestSpecSound(t *testing.T) {
+	for _, s := range []*spec.Spec{requirementFile, expectedFailures} {
+		if err := s.Sound(); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -1,14 +1,15 @@
 package conformance
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 )
 
 // Status is how a requirement fared.
@@ -178,28 +179,44 @@ func ReadExpectedFailures(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseExpectedFailures(data)
+	return parseExpectedFailures(file, data)
 }
 
 // ParseExpectedFailures reads a YAML list of requirement ids; an empty
 // document is an empty list.
 func ParseExpectedFailures(data []byte) ([]string, error) {
-	var ids []string
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&ids); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("expected failures: want a YAML list of requirement ids: %w", err)
+	return parseExpectedFailures("expected-failures.yaml", data)
+}
+
+// expectedFailures is the format of --expected-failures: a list of
+// requirement ids, each once.
+var expectedFailures = &spec.Spec{
+	Root: spec.List("", "", spec.String("", "").Named("a requirement id").EmptyOK()).Distinct().Rule(
+		func(d *spec.Decoder, v *spec.Value) {
+			for _, it := range v.Items() {
+				if it.String() == "" {
+					n, _ := strconv.Atoi(strings.Trim(it.Path(), "[]"))
+					d.Fail(it.Pos(), it.Path(), "item %d is empty", n+1)
+				}
+			}
+		}),
+	Noun:    "list of expected failures",
+	Shape:   "want a YAML list of requirement ids",
+	Empty:   true,
+	Columns: true,
+}
+
+// parseExpectedFailures reads a list of expected failures, named file in
+// errors.
+func parseExpectedFailures(file string, data []byte) ([]string, error) {
+	v, err := expectedFailures.Decode(file, data)
+	if err != nil {
+		return nil, fmt.Errorf("expected failures: %w", err)
 	}
-	seen := map[string]bool{}
-	for i, id := range ids {
-		if id == "" {
-			return nil, fmt.Errorf("expected failures: item %d is empty", i+1)
-		}
-		if seen[id] {
-			return nil, fmt.Errorf("expected failures: %s is listed twice", id)
-		}
-		seen[id] = true
+	if v == nil {
+		return nil, nil
 	}
-	return ids, nil
+	return v.Strings(), nil
 }
 
 // CheckIDs returns an error naming the ids that are not requirements of

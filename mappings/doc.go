@@ -15,6 +15,9 @@
 //	rewrites: [...]         # payload edits by path, on some translations
 //	declare: {...}          # a new dialect, defined by this file alone
 //
-// Loading is strict: every problem is reported with its file and line, and
-// a file with problems changes nothing. docs/mappings.md is the reference.
+// The format is specified once (spec.go), in the engine of internal/spec:
+// the key reference in docs/mappings.md and `mcp-bridge mappings schema`
+// are generated from it. Loading is strict: every problem is reported with
+// its file and line (the errors hold the column too), and a file with
+// problems changes nothing. docs/mappings.md is the reference.
 package mappings

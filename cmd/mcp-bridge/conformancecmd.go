@@ -15,15 +15,25 @@ import (
 
 const conformanceSynopsis = `--dialect D (--command "CMD ARGS" | --url ws://HOST:PORT/PATH | --listen ADDR)
     [--agent ID] [--op NAME --args JSON] [--level must|should] [--only ID,...] [--skip ID,...]
-    [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]`
+    [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]
+       mcp-bridge conformance schema`
 
 // runConformance runs the conformance suite of a dialect against an agent
 // (package conformance) and prints a line per requirement and a summary.
 // It exits 0 when every MUST passed (or, with --expected-failures, exactly
 // the listed requirements failed), 1 when not, and 2 when the agent could
-// not be started or reached or the command line is wrong.
+// not be started or reached or the command line is wrong. `conformance
+// schema` prints the JSON Schema of requirement files instead.
 func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("conformance", conformanceSynopsis, stderr)
+	if len(args) > 0 && args[0] == "schema" {
+		if len(args) > 1 {
+			fs.Usage()
+			return exitUsage
+		}
+		_, _ = stdout.Write(conformance.Schema())
+		return exitOK
+	}
 	dialect := fs.String("dialect", "", "the dialect the agent speaks (required)")
 	command := fs.String("command", "", "start the agent with this command line (run by sh -c), speaking newline-delimited JSON on stdin/stdout")
 	url := fs.String("url", "", "dial the agent's WebSocket server at this URL")

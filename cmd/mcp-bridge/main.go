@@ -27,7 +27,7 @@ func commands() map[string]command {
 		"translate": {"translate a message from one dialect to another", runTranslate},
 		"validate":  {"check messages against their dialect's schema and rules", runValidate},
 		"dialects":  {"list the dialects and what each can carry", runDialects},
-		"mappings":  {"check mapping files, or show the effective mapping", runMappings},
+		"mappings":  {"check mapping files, show the effective mapping, or print their JSON Schema", runMappings},
 		"config":    {"check a serve config, show it with its defaults, or print its JSON Schema", runConfig},
 		"version":   {"print the version", runVersion},
 		"serve":     {"run the bridge: agents of every dialect connect and talk through it", runServe},
@@ -35,7 +35,7 @@ func commands() map[string]command {
 		"bench":     {"drive a bounded load through a bridge on loopback and report", runBench},
 		"demo":      {"run a bridge and one agent per dialect, and show them talking", runDemo},
 
-		"conformance": {"check an agent against its dialect's requirements, over the wire", runConformance},
+		"conformance": {"check an agent against its dialect's requirements, over the wire, or print their JSON Schema", runConformance},
 	}
 }
 

@@ -54,9 +54,17 @@ func runMappings(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runSubcommand("mappings", []string{
 		"check FILE...",
 		"show [--dialect DIALECT] [--mapping FILE]...",
+		"schema",
 	}, map[string]subcommand{
 		"check": func(args []string, _ func() int) int { return runMappingsCheck(args, stdout, stderr) },
 		"show":  func(args []string, _ func() int) int { return runMappingsShow(args, stdout, stderr) },
+		"schema": func(args []string, usage func() int) int {
+			if len(args) > 0 {
+				return usage()
+			}
+			_, _ = stdout.Write(mappings.Schema())
+			return exitOK
+		},
 	}, args, stderr)
 }
 
