@@ -1,0 +1,92 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// TestDirectorySync: an agent attached on one instance is listed on the
+// other with the instance that holds it, its dialect and its tools as
+// declared; when it disconnects the other lists it as its holder does, not
+// connected; an instance that joins later learns the agents already there.
+func TestDirectorySync(t *testing.T) {
+	n := startNATS(t)
+	a := join(t, n.URL(), "a", beat)
+	b := join(t, n.URL(), "b", beat)
+	calc := a.attach("swarm", "calc", "add", "echo")
+	fuse := b.attach("fuse", "fuse-agent", "add")
+
+	onB := b.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "a" }, "held by a")
+	if onB.Dialect != "swarm" || onB.Status != bridge.StatusReady {
+		t.Errorf("b lists calc as %s, %s; want swarm, READY", onB.Dialect, onB.Status)
+	}
+	if got := toolNames(onB); !slices.Equal(got, []string{"add", "echo"}) {
+		t.Errorf("b lists calc's tools as %q, want add and echo", got)
+	}
+	onA := a.await("fuse-agent", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "b" }, "held by b")
+	if len(onA.Tools) != 1 || onA.Tools[0].Version != "1.0" {
+		t.Errorf("a lists fuse-agent's tools as %+v, want one at version 1.0 (fuse declares versions)", onA.Tools)
+	}
+	// Each instance still holds its own agent.
+	if local := a.b.LocalAgents(); len(local) != 1 || local[0].ID != "calc" {
+		t.Errorf("a holds %+v, want calc only", local)
+	}
+
+	// An instance that joins now is sent the snapshots of those there.
+	c := join(t, n.URL(), "c", beat)
+	c.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "a" }, "held by a")
+	c.await("fuse-agent", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "b" }, "held by b")
+
+	// Status changes: the agent leaves its instance; every other
+	// instance lists it as its holder does.
+	calc.stop()
+	held := a.await("calc", func(i bridge.AgentInfo) bool { return !i.Connected }, "disconnected")
+	for _, other := range []*instance{b, c} {
+		got := other.await("calc", func(i bridge.AgentInfo) bool { return !i.Connected }, "disconnected")
+		if got.Status != held.Status {
+			t.Errorf("%s lists calc as %s, its holder as %s", other.name, got.Status, held.Status)
+		}
+	}
+	if tools := b.b.Tools(); slices.ContainsFunc(tools, func(tl bridge.Tool) bool { return tl.Agent == "calc" }) {
+		t.Errorf("b still offers calc's tools: %+v", tools)
+	}
+
+	// It connects to another instance: there it is held, and listed so
+	// everywhere.
+	b.attach("swarm", "calc", "add")
+	for _, other := range []*instance{a, c} {
+		other.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "b" }, "held by b")
+	}
+	_ = fuse
+}
+
+// TestDirectoryRemoval: an agent removed from its instance's directory is
+// no longer reachable on the others.
+func TestDirectoryRemoval(t *testing.T) {
+	n := startNATS(t)
+	a := join(t, n.URL(), "a", beat)
+	b := join(t, n.URL(), "b", beat)
+	a.attach("swarm", "calc", "add")
+	b.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "a" }, "held by a")
+	a.b.Remove("calc", "removed by the test")
+	b.await("calc", func(i bridge.AgentInfo) bool { return !i.Connected }, "no longer connected")
+	// The snapshots that follow do not bring it back.
+	seen := receivedSnapshots(t, b)
+	eventually(t, "two heartbeats of a's are heard after the removal", func() bool {
+		return receivedSnapshots(t, b) >= seen+2
+	})
+	if i, _ := b.b.Agent("calc"); i.Connected {
+		t.Errorf("b lists calc connected again after a's snapshots: %+v", i)
+	}
+}
+
+func toolNames(i bridge.AgentInfo) []string {
+	var out []string
+	for _, tl := range i.Tools {
+		out = append(out, tl.Name)
+	}
+	slices.Sort(out)
+	return out
+}
