@@ -44,7 +44,7 @@ func only(t *testing.T, sr *tracetest.SpanRecorder) sdktrace.ReadOnlySpan {
 func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]string {
 	out := map[attribute.Key]string{}
 	for _, kv := range s.Attributes() {
-		out[kv.Key] = kv.Value.Emit()
+		out[kv.Key] = kv.Value.String()
 	}
 	return out
 }
