@@ -1,12 +1,15 @@
 package mcpface
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -138,5 +141,56 @@ func TestCallSender(t *testing.T) {
 		default:
 			t.Fatal("the agent never received the call")
 		}
+	}
+}
+
+// TestCallCancelled: a client that cancels its call gives up the request:
+// the bridge holds nothing for it, and the call is counted cancelled; in
+// the protocol version of sessions and in the client's latest (whose
+// notifications/cancelled compat mends).
+func TestCallCancelled(t *testing.T) {
+	for _, version := range []string{"2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			l := serve(t, Options{})
+			slow := l.attach("swarm", "slow", "sleep")
+			c := l.connect("", version)
+			eventually(t, "slow's tool listed", func() bool { return len(c.tools()) == 1 })
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.s.CallTool(ctx, &sdk.CallToolParams{Name: "slow__sleep", Arguments: map[string]any{"ms": 300000}})
+				done <- err
+			}()
+			for reached := false; !reached; {
+				select {
+				case f := <-slow.received:
+					reached = strings.Contains(f, "300000")
+				case <-time.After(wait):
+					t.Fatal("the call never reached the agent")
+				}
+			}
+			if n := l.b.Pending(); n != 1 {
+				t.Errorf("%d requests open while the call waits, want 1", n)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Error("a cancelled call returned a result")
+				}
+			case <-time.After(wait):
+				t.Fatal("the cancelled call never returned")
+			}
+			eventually(t, "the request given up", func() bool { return l.b.Pending() == 0 })
+			eventually(t, "the call counted cancelled", func() bool {
+				return testutil.ToFloat64(l.f.metrics.calls.WithLabelValues("slow__sleep", outcomeCancelled)) == 1
+			})
+			// The session goes on: another call is answered.
+			l.attach("swarm", "calc", "add")
+			eventually(t, "calc's tool listed", func() bool { return len(c.tools()) == 2 })
+			if res, err := c.call("calc__add", map[string]any{"a": 1, "b": 1}); err != nil || res.IsError {
+				t.Errorf("a call after the cancelled one: %v %v", err, res)
+			}
+		})
 	}
 }

@@ -119,13 +119,27 @@ type client struct {
 // client's latest when none).
 func (l *live) connect(token string, version ...string) *client {
 	l.t.Helper()
+	v := ""
+	if len(version) > 0 {
+		v = version[0]
+	}
+	return l.connectWith(token, v, nil)
+}
+
+// connectWith connects a go-sdk client of opts (nil: none) speaking
+// version ("": the client's latest).
+func (l *live) connectWith(token, version string, opts *sdk.ClientOptions) *client {
+	l.t.Helper()
 	c := &client{t: l.t, changed: make(chan struct{}, 64)}
-	opts := &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+	if opts == nil {
+		opts = &sdk.ClientOptions{}
+	}
+	opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) {
 		select {
 		case c.changed <- struct{}{}:
 		default:
 		}
-	}}
+	}
 	transport := &sdk.StreamableClientTransport{Endpoint: l.url + Path}
 	if token != "" {
 		transport.HTTPClient = &http.Client{Transport: bearerTransport(token)}
@@ -133,8 +147,8 @@ func (l *live) connect(token string, version ...string) *client {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var so *sdk.ClientSessionOptions
-	if len(version) > 0 {
-		so = &sdk.ClientSessionOptions{ProtocolVersion: version[0]}
+	if version != "" {
+		so = &sdk.ClientSessionOptions{ProtocolVersion: version}
 	}
 	s, err := sdk.NewClient(&sdk.Implementation{Name: "mcpface-test", Version: "1"}, opts).Connect(ctx, transport, so)
 	if err != nil {
