@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -78,5 +79,38 @@ func TestNATSOutage(t *testing.T) {
 		if err != nil || ans.Act != canonical.ActResult || !strings.Contains(string(ans.Result), "2") {
 			t.Errorf("%s to %s after NATS is back: %v %s %s", tc.in.name, tc.other, err, ans.Act, ans.Result)
 		}
+	}
+}
+
+// TestNATSOutageInFlight: a request in flight to another instance's agent
+// when NATS goes away is answered unavailable, saying why.
+func TestNATSOutageInFlight(t *testing.T) {
+	n := startNATS(t)
+	a := join(t, n.URL(), "a", beat, noRetries)
+	b := join(t, n.URL(), "b", beat)
+	slow := b.attach("swarm", "slow", "sleep")
+	a.await("slow", connectedOn("b"), "held by b")
+	p := a.b.Go(context.Background(), a.request("slow", "sleep", `{"ms":600000}`))
+	defer p.Cancel()
+	for reached := false; !reached; {
+		select {
+		case f := <-slow.received:
+			reached = strings.Contains(string(f), "600000")
+		case <-time.After(wait):
+			t.Fatal("the request never reached slow")
+		}
+	}
+	n.Shutdown()
+	select {
+	case <-p.Done():
+	case <-time.After(wait):
+		t.Fatal("the request in flight was never answered")
+	}
+	ans, err := p.Result()
+	if got := codeOf(ans, err); got != canonical.ErrUnavailable {
+		t.Errorf("code %q, want unavailable (%v %+v)", got, err, ans)
+	}
+	if msg := messageOf(ans, err); !strings.Contains(msg, "NATS is unreachable") {
+		t.Errorf("%q, want the reason: NATS is unreachable", msg)
 	}
 }
