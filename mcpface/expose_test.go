@@ -1,6 +1,7 @@
 package mcpface
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -80,5 +81,52 @@ func TestExposureDenyWins(t *testing.T) {
 	e, _ = compileExposure(nil, []string{"*:admin"})
 	if !e.shows(jules) || e.shows(admin) {
 		t.Errorf("deny *:admin: shows debug_code %v, admin %v", e.shows(jules), e.shows(admin))
+	}
+}
+
+// TestGlobAsPathMatch: on names without "/" (where "*" and "?" of
+// path.Match stop), a glob matches what path.Match matches: escapes in and
+// out of classes, ranges, negation, and characters of more than one byte.
+func TestGlobAsPathMatch(t *testing.T) {
+	patterns := []string{`[\]]`, `[\*]`, `[a\-z]`, `[^\]]x`, `a[\\]b`, `\[x]`, `[\^a]`, `[^^]`, `[a-c]x`, `[^a-c]x`,
+		"müller", "m?ller", "m*r", "[ü]x", "[ä-ü]x", `\ü*`, "日本*", "?本", "x.y", "(x)+", "a*b?c"}
+	names := []string{"]", "*", `\`, "-", "a", "z", "b", "x", "]x", "ax", "dx", `a\b`, "[x]", "^", "müller", "muller",
+		"möller", "mr", "üx", "öx", "ax", "ü", "ü!", "日本語", "本", "x本", "xzy", "x.y", "(x)+", "abbc", "ab-c"}
+	for _, p := range patterns {
+		re, err := glob(p)
+		if err != nil {
+			t.Errorf("%q: %v", p, err)
+			continue
+		}
+		for _, n := range names {
+			want, _ := path.Match(p, n)
+			if got := re.MatchString(n); got != want {
+				t.Errorf("%q on %q: %v, path.Match %v (%s)", p, n, got, want, re)
+			}
+		}
+	}
+}
+
+// TestExposureNonASCII: an agent whose id has letters of more than one
+// byte is allowed or denied by name.
+func TestExposureNonASCII(t *testing.T) {
+	muller := bridge.Tool{Agent: "müller", Name: "admin"}
+	for _, tc := range []struct {
+		allow, deny []string
+		shown       bool
+	}{
+		{nil, []string{"müller"}, false},
+		{nil, []string{"müller:admin"}, false},
+		{[]string{"müller"}, nil, true},
+		{[]string{"m[ü]ller:adm?n"}, nil, true},
+		{[]string{"muller"}, nil, false},
+	} {
+		e, err := compileExposure(tc.allow, tc.deny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.shows(muller); got != tc.shown {
+			t.Errorf("allow %q deny %q: shown %v, want %v", tc.allow, tc.deny, got, tc.shown)
+		}
 	}
 }
