@@ -3,16 +3,19 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -292,4 +295,80 @@ func agentIDs(agents []config.Agent) []string {
 		out = append(out, a.ID)
 	}
 	return out
+}
+
+// hook is an agent's webhook: it records the messages POSTed to it.
+type hook struct {
+	mu     sync.Mutex
+	bodies []string
+	srv    *httptest.Server
+}
+
+func newHook(t *testing.T) *hook {
+	h := &hook{}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.bodies = append(h.bodies, string(b))
+		h.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hook) got(marker string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.ContainsFunc(h.bodies, func(b string) bool { return strings.Contains(b, marker) })
+}
+
+// TestReloadReachesAnew: on a running server, an agent the bridge reaches
+// (a webhook) whose URL changes is reached at the new one from then on;
+// one removed is no longer reached or listed.
+func TestReloadReachesAnew(t *testing.T) {
+	first, second := newHook(t), newHook(t)
+	cfg := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: config.ReachWebhook, URL: first.srv.URL})
+	s, _ := running(t, cfg)
+	b := s.Bridge()
+	send := func(marker string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		err := b.Send(ctx, canonical.Envelope{Act: canonical.ActEvent, Sender: canonical.Party{ID: "tester"},
+			Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "hooked"}, Arguments: canonical.JSON(`{"marker":"` + marker + `"}`)})
+		if err != nil {
+			t.Fatalf("send %s: %v", marker, err)
+		}
+	}
+	eventually(t, "hooked connected", func() bool { a, ok := b.Agent("hooked"); return ok && a.Connected })
+	send("to-the-first")
+	eventually(t, "the first URL gets the message", func() bool { return first.got("to-the-first") })
+
+	next := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: config.ReachWebhook, URL: second.srv.URL})
+	next.Listen = cfg.Listen
+	if err := s.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "hooked connected again", func() bool { a, ok := b.Agent("hooked"); return ok && a.Connected })
+	send("to-the-second")
+	eventually(t, "the second URL gets the message", func() bool { return second.got("to-the-second") })
+	if first.got("to-the-second") {
+		t.Error("the old URL got a message after the reload")
+	}
+
+	gone := withAgents()
+	gone.Listen = cfg.Listen
+	if err := s.Reload(gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Agent("hooked"); ok {
+		t.Error("the agent removed is still listed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := b.Send(ctx, canonical.Envelope{Act: canonical.ActEvent, Sender: canonical.Party{ID: "tester"},
+		Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "hooked"}, Arguments: `{"marker":"after-removal"}`}); err == nil {
+		t.Error("a message to the agent removed was taken")
+	}
 }
