@@ -20,9 +20,10 @@ func TestStatusChanges(t *testing.T) {
 	a.attach("swarm", "slow", "sleep")
 	b.await("slow", connectedOn("a"), "held by a")
 	// Three requests that time out, in a row: the agent answers each
-	// after its time is up.
+	// after its time is up, long after (its first late answer makes it
+	// READY again).
 	for i := range 3 {
-		req := a.request("slow", "sleep", `{"ms":1500}`)
+		req := a.request("slow", "sleep", `{"ms":5000}`)
 		req.TTL = canonical.Dur(50 * time.Millisecond)
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		ans, err := a.b.Call(ctx, req)

@@ -152,7 +152,7 @@ func (w *watcher) awaitRead(content string) {
 // burst of changes (the debounce); a file replaced by renaming another
 // over it, as editors save, reloads too.
 func TestWatchReloads(t *testing.T) {
-	w := watching(t, 300*time.Millisecond)
+	w := watching(t, time.Second)
 	w.touch("serve.yaml", "2", 0)
 
 	// A burst of writes well within the debounce is one reload, of the
