@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -89,4 +91,43 @@ func toolNames(i bridge.AgentInfo) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestDirectoryNewerWins: an agent that connects to another instance
+// while its old connection is still open is held by the newer connection
+// everywhere; requests reach it there; the old connection closing later
+// changes nothing.
+func TestDirectoryNewerWins(t *testing.T) {
+	n := startNATS(t)
+	a := join(t, n.URL(), "a", beat)
+	b := join(t, n.URL(), "b", beat)
+	old := a.attach("swarm", "calc", "add")
+	b.await("calc", connectedOn("a"), "held by a")
+	b.attach("swarm", "calc", "add")
+	a.await("calc", connectedOn("b"), "held by b, the newer connection")
+	if local := a.b.LocalAgents(); len(local) != 0 {
+		t.Errorf("a still holds %+v", local)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	ans, err := a.call(ctx, "calc", "add", `{"a":20,"b":22}`)
+	if err != nil || !strings.Contains(string(ans.Result), "42") {
+		t.Fatalf("a's request: %v %s", err, ans.Result)
+	}
+	// The answer came from the connection on b: the old one received
+	// nothing but what it got when it connected.
+	for len(old.received) > 0 {
+		if f := <-old.received; strings.Contains(string(f), "20") && strings.Contains(string(f), "22") {
+			t.Errorf("the old connection received the request: %s", f)
+		}
+	}
+	old.stop()
+	// Both hold to b's, connected, through a's snapshots that follow.
+	seen := receivedSnapshots(t, b)
+	eventually(t, "two snapshots of a's after the old connection closed", func() bool { return receivedSnapshots(t, b) >= seen+2 })
+	for _, in := range []*instance{a, b} {
+		if got, _ := in.b.Agent("calc"); !got.Connected || got.Instance != "b" || got.Status != bridge.StatusReady {
+			t.Errorf("%s lists calc as %+v after the old connection closed", in.name, got)
+		}
+	}
 }
