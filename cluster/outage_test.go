@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -32,10 +31,7 @@ func TestNATSOutage(t *testing.T) {
 		otherHolder string
 	}{{a, "calc-a", "calc-b", "b"}, {b, "calc-b", "calc-a", "a"}} {
 		eventually(t, tc.in.name+" knows NATS is gone", func() bool { return !tc.in.c.Connected() })
-		got := tc.in.await(tc.other, func(i bridge.AgentInfo) bool { return !i.Connected }, "disconnected")
-		if got.Status != bridge.StatusUnavailable {
-			t.Errorf("%s lists %s as %s while NATS is down, want UNAVAILABLE", tc.in.name, tc.other, got.Status)
-		}
+		tc.in.await(tc.other, unavailable, "disconnected and UNAVAILABLE while NATS is down")
 		if v := testutil.ToFloat64(tc.in.c.m.connected); v != 0 {
 			t.Errorf("%s: bridge_cluster_connected %v while NATS is down", tc.in.name, v)
 		}
