@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 )
@@ -59,6 +60,8 @@ func compilePatterns(list []string) ([]pattern, error) {
 }
 
 // glob compiles a glob into a regular expression matching the whole text.
+// It reads the glob as path.Match does, a character (a rune) at a time:
+// "\" quotes the next character, in a class too.
 func glob(g string) (*regexp.Regexp, error) {
 	if g == "" {
 		return nil, fmt.Errorf("empty pattern")
@@ -68,34 +71,61 @@ func glob(g string) (*regexp.Regexp, error) {
 	}
 	var b strings.Builder
 	b.WriteString("^")
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
+	for i := 0; i < len(g); {
+		switch g[i] {
 		case '*':
 			b.WriteString(".*")
+			i++
 		case '?':
 			b.WriteString(".")
+			i++
 		case '[':
-			j := strings.IndexByte(g[i:], ']')
-			class := g[i+1 : i+j]
-			if strings.HasPrefix(class, "^") {
-				class = "^" + regexp.QuoteMeta(class[1:])
-			} else {
-				class = regexp.QuoteMeta(class)
-			}
-			// A range "a-z" survives QuoteMeta as "a-z".
-			b.WriteString("[" + class + "]")
-			i += j
+			i += 1 + class(&b, g[i+1:])
 		case '\\':
-			if i+1 < len(g) {
-				i++
-				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
+			i++
+			if i < len(g) {
+				r, n := utf8.DecodeRuneInString(g[i:])
+				b.WriteString(regexp.QuoteMeta(string(r)))
+				i += n
 			}
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			r, n := utf8.DecodeRuneInString(g[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += n
 		}
 	}
 	b.WriteString("$")
 	return regexp.Compile(b.String())
+}
+
+// class writes the regular expression of the character class g starts
+// with (after its "["), and returns its length up to and with its "]":
+// "^" first negates it, "\" quotes the next character, "lo-hi" is a range.
+// path.Match has checked that it is well formed.
+func class(b *strings.Builder, g string) int {
+	i := 0
+	b.WriteByte('[')
+	if i < len(g) && g[i] == '^' {
+		b.WriteByte('^')
+		i++
+	}
+	member := func() string {
+		if g[i] == '\\' {
+			i++
+		}
+		r, n := utf8.DecodeRuneInString(g[i:])
+		i += n
+		return fmt.Sprintf(`\x{%x}`, r)
+	}
+	for i < len(g) && g[i] != ']' {
+		b.WriteString(member())
+		if i < len(g) && g[i] == '-' {
+			i++
+			b.WriteString("-" + member())
+		}
+	}
+	b.WriteByte(']')
+	return i + 1
 }
 
 func (p pattern) matches(t bridge.Tool) bool {

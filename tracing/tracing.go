@@ -105,10 +105,13 @@ func derive(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// traceOf is the canonical trace of span s, child of parent.
+// traceOf is the canonical trace of span s, child of parent; none when s
+// is not sampled: the SDK gives a span sampled out ids of its own, and a
+// message carrying them on would have the spans that follow it recorded
+// (remote marks every parent sampled), under a parent nobody recorded.
 func traceOf(s trace.Span, parent string) canonical.Trace {
 	sc := s.SpanContext()
-	if !sc.IsValid() {
+	if !sc.IsValid() || !sc.IsSampled() {
 		return canonical.Trace{}
 	}
 	return canonical.Trace{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), ParentSpanID: parent}

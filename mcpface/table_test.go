@@ -1,0 +1,116 @@
+package mcpface
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// names returns the names of tools, sorted.
+func names[T any](tools map[string]T) []string {
+	out := make([]string, 0, len(tools))
+	for n := range tools {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTableFollowsDirectory: tools/list shows the tools of the agents
+// connected now, each described with its agent's schemas, or said to be
+// served by its agent; a client hears
+// list_changed when an agent comes or goes; the tool of an agent gone is
+// no longer listed, and a call to it says the agent cannot be reached.
+func TestTableFollowsDirectory(t *testing.T) {
+	l := serve(t, Options{})
+	c := l.connect("")
+	if got := c.tools(); len(got) != 0 {
+		t.Fatalf("no agents, and tools %q", names(got))
+	}
+	calc := l.attach("fuse", "calc", "add", "echo")
+	c.awaitChanged("calc connected")
+	eventually(t, "calc's tools listed", func() bool { return slices.Equal(names(c.tools()), []string{"calc__add", "calc__echo"}) })
+	add := c.tools()["calc__add"]
+	schema, _ := json.Marshal(add.InputSchema)
+	if !strings.Contains(add.Description, "Adds two numbers") || !strings.Contains(string(schema), `"a"`) ||
+		!strings.Contains(string(schema), `"required":["a","b"]`) {
+		t.Errorf("calc__add: %q, schema %s", add.Description, schema)
+	}
+	if out, _ := json.Marshal(add.OutputSchema); !strings.Contains(string(out), `"sum"`) {
+		t.Errorf("calc__add's output schema: %s", out)
+	}
+
+	// An agent whose dialect declares no descriptions or schemas: its
+	// tool says who serves it, and takes any object.
+	l.attach("swarm", "other", "add")
+	c.awaitChanged("other connected")
+	eventually(t, "both agents' tools listed", func() bool {
+		return slices.Equal(names(c.tools()), []string{"calc__add", "calc__echo", "other__add"})
+	})
+	other := c.tools()["other__add"]
+	schema, _ = json.Marshal(other.InputSchema)
+	if other.Description != "add, served by the swarm agent other through mcp-bridge." || !sameJSON(t, string(schema), openSchema) {
+		t.Errorf("other__add: %q, schema %s", other.Description, schema)
+	}
+
+	calc.stop()
+	c.awaitChanged("calc disconnected")
+	eventually(t, "calc's tools no longer listed", func() bool { return slices.Equal(names(c.tools()), []string{"other__add"}) })
+	res, err := c.call("calc__add", map[string]any{"a": 1, "b": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "calc") {
+		t.Errorf("a call to the tool of an agent gone: isError %v, %q", res.IsError, text(res))
+	}
+	if n := testutil.ToFloat64(l.f.metrics.listChanged); n < 3 {
+		t.Errorf("mcp_tools_list_changed_total %v, want at least 3", n)
+	}
+}
+
+// TestTableExposure: the expose patterns and the tool naming apply to the
+// table: a denied tool is neither listed nor callable.
+func TestTableExposure(t *testing.T) {
+	l := serve(t, Options{ToolNames: NamesBare, Deny: []string{"calc:echo"}})
+	l.attach("swarm", "calc", "add", "echo", "sentiment-analysis")
+	l.attach("fuse", "other", "add")
+	c := l.connect("")
+	eventually(t, "the tools listed", func() bool {
+		return slices.Equal(names(c.tools()), []string{"calc__add", "other__add", "sentiment-analysis"})
+	})
+	res, err := c.call("calc__echo", map[string]any{})
+	if err == nil && !res.IsError {
+		t.Errorf("a denied tool was called: %q", text(res))
+	}
+	if _, err := New(l.b, Options{ToolNames: "short"}); err == nil || !strings.Contains(err.Error(), "tool_names") {
+		t.Errorf("an unknown tool naming: %v", err)
+	}
+	if _, err := New(l.b, Options{Allow: []string{"[x"}}); err == nil {
+		t.Error("a bad expose pattern was taken")
+	}
+}
+
+// TestTableScoped: a token limited to some agents lists and calls only
+// their tools.
+func TestTableScoped(t *testing.T) {
+	l := serve(t, Options{Tokens: []Token{{Token: "all"}, {Token: "calc-only", Agents: []string{"calc"}}}})
+	l.attach("swarm", "calc", "add")
+	l.attach("fuse", "other", "add")
+	all, scoped := l.connect("all"), l.connect("calc-only")
+	eventually(t, "every tool listed to the token of all", func() bool {
+		return slices.Equal(names(all.tools()), []string{"calc__add", "other__add"})
+	})
+	if got := names(scoped.tools()); !slices.Equal(got, []string{"calc__add"}) {
+		t.Errorf("the token of calc lists %q", got)
+	}
+	res, err := scoped.call("other__add", map[string]any{"a": 1, "b": 2})
+	if err == nil && !res.IsError {
+		t.Errorf("the token of calc called other's tool: %q", text(res))
+	}
+	if res, err := scoped.call("calc__add", map[string]any{"a": 1, "b": 2}); err != nil || res.IsError {
+		t.Errorf("the token of calc calling calc: %v %v", err, res)
+	}
+}
