@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
+	"github.com/mcp-bridge/mcp-bridge/bridge/dedupe"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
@@ -114,7 +115,7 @@ type Bridge struct {
 	redactor       *redact.Redactor
 	events         event.Stream  // what watches the bridge (observe.go)
 	seq            atomic.Uint64 // numbers the messages queued, for event.Event.Seq
-	dedupe         *dedupe       // nil: off
+	dedupe         *dedupe.Table // nil: off
 	tables         tables
 	heartbeatEvery time.Duration
 	forgetAfter    time.Duration
@@ -205,7 +206,7 @@ func New(opts Options) (*Bridge, error) {
 		if answers < 0 {
 			answers = 0
 		}
-		b.dedupe = newDedupe(cmp.Or(opts.DedupeWindow, DefaultDedupeWindow), cmp.Or(max(opts.DedupeEntries, 0), DefaultDedupeEntries), answers)
+		b.dedupe = dedupe.New(cmp.Or(opts.DedupeWindow, DefaultDedupeWindow), cmp.Or(max(opts.DedupeEntries, 0), DefaultDedupeEntries), answers)
 	}
 	b.stopped = make(chan struct{})
 	m, err := metrics.New(opts.Metrics, func() float64 { return float64(b.pending.Count()) })

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
+	"github.com/mcp-bridge/mcp-bridge/bridge/dedupe"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -19,8 +20,8 @@ func (b *Bridge) submit(ep endpoint, env *canonical.Envelope) Receipt {
 	var first dedupeID // none
 	a := ep.bound()
 	if b.dedupe != nil && env.Sender.ID != "" && !b.answersOpenRequest(a, env) {
-		if id, ok := identify(env.Sender.ID, env); ok {
-			if b.dedupe.check(id, time.Now()) {
+		if id, ok := dedupe.Identify(env.Sender.ID, env); ok {
+			if b.dedupe.Check(id, time.Now()) {
 				return b.duplicate(ep, env, id)
 			}
 			first = id
@@ -186,7 +187,7 @@ func (b *Bridge) request(ep endpoint, env *canonical.Envelope, t target, first d
 		b.evicted(oldest)
 	}
 	if first != (dedupeID{}) {
-		b.dedupe.track(first, token)
+		b.dedupe.Track(first, token)
 	}
 	out := *env
 	b.copied(env, &out)
@@ -260,7 +261,7 @@ func (b *Bridge) toRequester(p *pending, env *canonical.Envelope, final, byBridg
 		return
 	}
 	if final && b.dedupe != nil && frame != nil {
-		b.dedupe.answered(p, *frame)
+		b.dedupe.Answered(p.DedupeKey, p.Token, *frame)
 	}
 	for _, w := range b.pending.Waiters(p, final) {
 		c := *o

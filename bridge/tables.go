@@ -18,17 +18,7 @@ type tables struct {
 func (b *Bridge) tableMetrics() error {
 	var err error
 	if b.dedupe != nil {
-		d := b.dedupe
-		if d.entries, err = b.metrics.Table(metrics.TableDedupeEntries, d.maxEntries, func() float64 {
-			n, _ := d.size()
-			return float64(n)
-		}); err != nil {
-			return err
-		}
-		if d.kept, err = b.metrics.Table(metrics.TableDedupeAnswers, d.maxAnswers, func() float64 {
-			_, n := d.size()
-			return float64(n)
-		}); err != nil {
+		if err = b.dedupe.Count(b.metrics); err != nil {
 			return err
 		}
 	}

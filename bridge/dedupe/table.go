@@ -1,4 +1,7 @@
-package bridge
+// Package dedupe is the bridge's duplicate suppression table: the
+// messages it saw lately, by a hash of their identity, within a time
+// window and bounds of entries and kept answers.
+package dedupe
 
 import (
 	"hash/maphash"
@@ -7,7 +10,6 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
-	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
@@ -18,26 +20,26 @@ import (
 // sent again is answered from the first: with its answer once that comes
 // (again for each copy), or at once with the answer already given.
 
-// The defaults of the dedupe table's bounds (config memory:).
+// The defaults of the table's bounds (config memory:).
 const (
-	DefaultDedupeEntries = 100_000
-	DefaultDedupeAnswers = 8 << 20
+	DefaultEntries = 100_000
+	DefaultAnswers = 8 << 20
 )
 
-// dedupeID is a message's identity in the dedupe table: a 128-bit hash of
-// its sender and ids (see identify). The zero value is no identity.
-type dedupeID = correlation.DedupeKey
+// Key is a message's identity in the table: a 128-bit hash of its sender
+// and ids (see Identify). The zero value is no identity.
+type Key = correlation.DedupeKey
 
-// dedupeSeeds seed the two 64-bit halves of a dedupeID.
+// dedupeSeeds seed the two 64-bit halves of a Key.
 var dedupeSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// identify returns the identity of env from the agent sender, or false
+// Identify returns the identity of env from the agent sender, or false
 // when it has none to go by. An answer's identity includes what it
 // answers: an agent that restarts and counts its message ids from one
 // again is not repeating its earlier answers. Only a hash is kept: at
 // 100,000 entries the chance that two different messages share one is
 // about 1 in 10^29.
-func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
+func Identify(sender string, env *canonical.Envelope) (Key, bool) {
 	var parts [6]string
 	switch {
 	case env.ID != "" && env.Act.IsReply():
@@ -53,9 +55,9 @@ func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
 		}
 		parts = [6]string{sender, "task", string(env.Act), env.TaskID, retry}
 	default:
-		return dedupeID{}, false
+		return Key{}, false
 	}
-	var id dedupeID
+	var id Key
 	for i, seed := range dedupeSeeds {
 		var h maphash.Hash
 		h.SetSeed(seed)
@@ -65,7 +67,7 @@ func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
 		}
 		id[i] = h.Sum64()
 	}
-	if id == (dedupeID{}) {
+	if id == (Key{}) {
 		id[1] = 1
 	}
 	return id, true
@@ -82,7 +84,7 @@ func identify(sender string, env *canonical.Envelope) (dedupeID, bool) {
 // and its generation (a count of the entries made, which tells an entry
 // from a later one of the same identity).
 type entry struct {
-	id  dedupeID
+	id  Key
 	at  int64 // Unix nanoseconds
 	gen uint64
 }
@@ -93,41 +95,62 @@ type entry struct {
 type dedupeRequest struct {
 	gen    uint64
 	token  string
-	answer *Outbound
+	answer *delivery.Outbound
 }
 
 // keptAnswer places a kept answer in the order they are dropped in.
 type keptAnswer struct {
-	id  dedupeID
+	id  Key
 	gen uint64
 }
 
-// dedupe remembers recent messages by identity, oldest first, within its
-// bounds: maxEntries messages, maxAnswers bytes of answers.
-type dedupe struct {
+// Table remembers recent messages by identity, oldest first, within its
+// bounds: maxEntries messages, maxAnswers bytes of answers. Its methods
+// are safe for concurrent use.
+type Table struct {
 	window     time.Duration
 	maxEntries int
 	maxAnswers int
 	mu         sync.Mutex
-	byID       map[dedupeID]uint64         // the generation of each identity's entry
-	order      fifo[entry]                 // by arrival; the front is the oldest
-	requests   map[dedupeID]*dedupeRequest // of the entries that are requests
-	answers    fifo[keptAnswer]            // the requests whose answer was kept, oldest first
-	bytes      int                         // of kept answers
+	byID       map[Key]uint64         // the generation of each identity's entry
+	order      fifo[entry]            // by arrival; the front is the oldest
+	requests   map[Key]*dedupeRequest // of the entries that are requests
+	answers    fifo[keptAnswer]       // the requests whose answer was kept, oldest first
+	bytes      int                    // of kept answers
 	gen        uint64
 	// entries and kept count what went past the bounds; nil counts
 	// nothing.
 	entries, kept *metrics.Table
 }
 
-func newDedupe(window time.Duration, maxEntries, maxAnswers int) *dedupe {
-	return &dedupe{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers,
-		byID: map[dedupeID]uint64{}, requests: map[dedupeID]*dedupeRequest{}}
+// Count has the table count in entries the messages it forgot past its
+// bound, and in kept the answers it dropped past its budget; it sets up
+// both tables' size gauges. Call it before the table is used.
+func (d *Table) Count(m *metrics.Metrics) error {
+	var err error
+	if d.entries, err = m.Table(metrics.TableDedupeEntries, d.maxEntries, func() float64 {
+		n, _ := d.Size()
+		return float64(n)
+	}); err != nil {
+		return err
+	}
+	d.kept, err = m.Table(metrics.TableDedupeAnswers, d.maxAnswers, func() float64 {
+		_, n := d.Size()
+		return float64(n)
+	})
+	return err
 }
 
-// check records id, or reports that it was recorded within the window: a
+// New returns a table that remembers messages for window, at most
+// maxEntries of them and maxAnswers bytes of their answers.
+func New(window time.Duration, maxEntries, maxAnswers int) *Table {
+	return &Table{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers,
+		byID: map[Key]uint64{}, requests: map[Key]*dedupeRequest{}}
+}
+
+// Check records id, or reports that it was recorded within the window: a
 // duplicate.
-func (d *dedupe) check(id dedupeID, now time.Time) (dup bool) {
+func (d *Table) Check(id Key, now time.Time) (dup bool) {
 	at := now.UnixNano()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -153,14 +176,14 @@ func count(t *metrics.Table, n int) {
 }
 
 // expireLocked forgets what is older than the window.
-func (d *dedupe) expireLocked(now int64) {
+func (d *Table) expireLocked(now int64) {
 	for d.order.len() > 0 && time.Duration(now-d.order.front().at) > d.window {
 		d.dropLocked()
 	}
 }
 
 // dropLocked forgets the oldest message, and its kept answer.
-func (d *dedupe) dropLocked() {
+func (d *Table) dropLocked() {
 	e := d.order.pop()
 	if d.byID[e.id] != e.gen {
 		return
@@ -174,16 +197,16 @@ func (d *dedupe) dropLocked() {
 
 // forgetAnswerLocked drops r's kept answer, if it has one; its place in
 // the answers queue is skipped when it comes to the front.
-func (d *dedupe) forgetAnswerLocked(r *dedupeRequest) {
+func (d *Table) forgetAnswerLocked(r *dedupeRequest) {
 	if r.answer != nil {
 		d.bytes -= cap(r.answer.Frame)
 		r.answer = nil
 	}
 }
 
-// track ties the first copy of the request id to its open request's
+// Track ties the first copy of the request id to its open request's
 // token.
-func (d *dedupe) track(id dedupeID, token string) {
+func (d *Table) Track(id Key, token string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if gen, ok := d.byID[id]; ok {
@@ -191,23 +214,24 @@ func (d *dedupe) track(id dedupeID, token string) {
 	}
 }
 
-// answered keeps the answer a request got, for copies that come later,
-// dropping the oldest answers kept to make room; one larger than the
-// whole budget is not kept.
-func (d *dedupe) answered(p *pending, out Outbound) {
-	if p.DedupeKey == (dedupeID{}) {
+// Answered keeps out, the answer the request id got under its open
+// request's token, for copies that come later, dropping the oldest
+// answers kept to make room; one larger than the whole budget is not
+// kept.
+func (d *Table) Answered(id Key, token string, out delivery.Outbound) {
+	if id == (Key{}) {
 		return
 	}
 	n := cap(out.Frame) // what keeping it holds, not only what it says
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := d.requests[p.DedupeKey]
-	if r == nil || r.token != p.Token {
+	r := d.requests[id]
+	if r == nil || r.token != token {
 		return
 	}
 	r.token = ""
 	if n > d.maxAnswers {
-		delete(d.requests, p.DedupeKey)
+		delete(d.requests, id)
 		count(d.kept, 1)
 		return
 	}
@@ -221,12 +245,12 @@ func (d *dedupe) answered(p *pending, out Outbound) {
 	}
 	r.answer = &out
 	d.bytes += n
-	d.answers.push(keptAnswer{id: p.DedupeKey, gen: r.gen})
+	d.answers.push(keptAnswer{id: id, gen: r.gen})
 }
 
-// state returns, under the lock, what the first copy of the request id
+// State returns, under the lock, what the first copy of the request id
 // has come to: the token of its open request, or its answer.
-func (d *dedupe) state(id dedupeID) (string, *Outbound) {
+func (d *Table) State(id Key) (string, *delivery.Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if r := d.requests[id]; r != nil {
@@ -235,9 +259,9 @@ func (d *dedupe) state(id dedupeID) (string, *Outbound) {
 	return "", nil
 }
 
-// size returns how many messages the table remembers and how many bytes
+// Size returns how many messages the table remembers and how many bytes
 // of answers it keeps.
-func (d *dedupe) size() (entries, bytes int) {
+func (d *Table) Size() (entries, bytes int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.order.len(), d.bytes
@@ -266,30 +290,4 @@ func (q *fifo[T]) pop() T {
 		q.head = 0
 	}
 	return v
-}
-
-// duplicate handles a message its sender sent before within the window:
-// a request is answered from the first copy, anything else is dropped.
-func (b *Bridge) duplicate(ep endpoint, env *canonical.Envelope, first dedupeID) Receipt {
-	b.events.Emit(event.Event{Kind: event.Duplicate, Env: env})
-	if !isRequest(env.Act) {
-		return Receipt{}
-	}
-	token, answer := b.dedupe.state(first)
-	s, isSession := ep.(*Session)
-	switch {
-	case answer != nil && isSession:
-		it := &delivery.Item{Out: *answer, Level: delivery.NormalLevel, Force: true,
-			Failed: b.unsent("answer to a repeated request", ep, env)}
-		if err := s.out.Put(it); err != nil {
-			it.Fail(err)
-		}
-		return Receipt{Awaiting: true}
-	case token != "":
-		if p := b.pending.Lookup(token); p != nil && b.pending.Wait(p, ep) {
-			return Receipt{Awaiting: true}
-		}
-	}
-	return ep.refuse(env, &canonical.Error{Code: canonical.ErrRejected,
-		Message: "a repeated request whose answer the bridge no longer holds; send it with a new id"})
 }
