@@ -63,7 +63,7 @@ func TestInstanceGone(t *testing.T) {
 	b := join(t, n.URL(), "b", beat)
 	slow := b.attach("swarm", "slow", "sleep")
 	a.await("slow", connectedOn("b"), "held by b")
-	p := a.b.Go(context.Background(), a.request("slow", "sleep", `{"ms":600000}`))
+	p := a.b.Go(context.Background(), a.request("slow", "sleep", `{"ms":300000}`))
 	defer p.Cancel()
 	select {
 	case <-slow.received:

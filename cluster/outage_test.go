@@ -86,12 +86,12 @@ func TestNATSOutageInFlight(t *testing.T) {
 	b := join(t, n.URL(), "b", beat)
 	slow := b.attach("swarm", "slow", "sleep")
 	a.await("slow", connectedOn("b"), "held by b")
-	p := a.b.Go(context.Background(), a.request("slow", "sleep", `{"ms":600000}`))
+	p := a.b.Go(context.Background(), a.request("slow", "sleep", `{"ms":300000}`))
 	defer p.Cancel()
 	for reached := false; !reached; {
 		select {
 		case f := <-slow.received:
-			reached = strings.Contains(string(f), "600000")
+			reached = strings.Contains(string(f), "300000")
 		case <-time.After(wait):
 			t.Fatal("the request never reached slow")
 		}

@@ -212,7 +212,7 @@ func (link) Transport() string                           { return "test" }
 // session attaches a connection of dialect to a bridge for the test.
 func session(t *testing.T, o bridge.AttachOptions) *bridge.Session {
 	t.Helper()
-	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: dialects.DefaultMappings(), Heartbeat: -1})
+	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: dialects.DefaultMappings(), Heartbeat: -1, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

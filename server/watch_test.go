@@ -200,12 +200,12 @@ func TestWatchFollows(t *testing.T) {
 	}
 	w.mu.Unlock()
 	w.touch("serve.yaml", "mappings: [site.yaml]", 0)
-	w.s.reloadMu.Lock()
-	mappings := w.s.cfg.Mappings
-	w.s.reloadMu.Unlock()
-	if !slices.Equal(mappings, []string{mapping}) {
-		t.Fatalf("the reload did not apply: mappings %q", mappings)
-	}
+	// The loader has been called; the reload it reads applies just after.
+	eventually(t, "the reload applied", func() bool {
+		w.s.reloadMu.Lock()
+		defer w.s.reloadMu.Unlock()
+		return slices.Equal(w.s.cfg.Mappings, []string{mapping})
+	})
 	if _, ok := w.s.Bridge().Registry().Lookup("hook"); !ok {
 		t.Error("the mapping file's dialect is not in force after the reload")
 	}
