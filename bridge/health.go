@@ -2,20 +2,22 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
+	"github.com/mcp-bridge/mcp-bridge/bridge/health"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
-	"github.com/mcp-bridge/mcp-bridge/internal/sleep"
 )
 
 // Agent health: the states and when they change are the directory's
 // (directory/status.go). The bridge feeds it what it sees (answers,
-// timeouts, heartbeats, connections coming and going) and tells the world
-// of each change: a log line, the bridge_agent_status metric, and an event
-// to the topic StatusTopic, which agents of any dialect can subscribe to.
+// timeouts, heartbeats (package health), connections coming and going) and
+// tells the world of each change: an event.Status on its event stream (the
+// message log's line, the bridge_agent_status metric), and an event to the
+// topic StatusTopic, which agents of any dialect can subscribe to.
 
 // StatusTopic is the topic agent status changes are published to.
 const StatusTopic = "agent-status"
@@ -49,97 +51,57 @@ func (b *Bridge) announce(id string, old, status Status, reason string) {
 	b.fanout(env, ts)
 }
 
-// beatStep is the shortest wait between two steps of a heartbeat round.
-const beatStep = 20 * time.Millisecond
-
-// heartbeats pings every attached connection that can be pinged once each
-// round of interval, until the bridge shuts down. A round's pings are
-// spread over it in steps (beatSteps): pinged all at once, 10,000 agents'
-// pings and pongs held every other message up for half a second (bench
-// --idle 10000 at 1,000 pairs/s: a p99 of 390-500 ms with the heartbeat,
-// 2-3 ms without). One goroutine serves all sessions; it sleeps outside
-// the runtime's timers (package sleep): measured on BenchmarkHop, one
-// long-lived runtime timer in the process made each round trip through the
-// bridge about 60 us slower (p50 ~150 us against ~90 us), though it never
-// fired during the run. A session that attaches during a round is pinged
-// from the next.
+// heartbeats pings the bridge's connections every interval (package
+// health), until the bridge shuts down.
 func (b *Bridge) heartbeats(interval time.Duration) {
-	go func() {
-		for {
-			round := b.pingable()
-			steps := beatSteps(len(round), interval)
-			for k := range steps {
-				sleep.OutsideRuntime(interval / time.Duration(steps))
-				select {
-				case <-b.stopped:
-					return
-				default:
-				}
-				for _, s := range stepOf(round, k, steps) {
-					go b.ping(s, s.link.(Pinger), interval)
-				}
-			}
-		}
-	}()
+	health.Heartbeat(interval, b.pingable, b.stopped)
 }
 
 // pingable returns the sessions the heartbeat pings: those whose link can
 // be pinged and that last longer than one message.
-func (b *Bridge) pingable() []*Session {
+func (b *Bridge) pingable() []health.Target {
 	all := b.allSessions()
-	out := all[:0]
+	out := make([]health.Target, 0, len(all))
 	for _, s := range all {
-		if _, ok := s.link.(Pinger); ok && !s.opts.Ephemeral {
-			out = append(out, s)
+		if p, ok := s.link.(Pinger); ok && !s.opts.Ephemeral {
+			out = append(out, &beat{b: b, s: s, p: p})
 		}
 	}
 	return out
 }
 
-// beatSteps returns in how many steps a heartbeat round of interval pings
-// n sessions: one per session, at most one per beatStep, at least one.
-func beatSteps(n int, interval time.Duration) int {
-	return max(1, min(n, int(interval/beatStep)))
+// beat is one session as a heartbeat's target: a miss counts against its
+// agent, an answer is news from it.
+type beat struct {
+	b *Bridge
+	s *Session
+	p Pinger
 }
 
-// stepOf returns the sessions of round that step k of steps pings: every
-// session in exactly one step, the steps' sizes differing by one at most.
-func stepOf(round []*Session, k, steps int) []*Session {
-	return round[k*len(round)/steps : (k+1)*len(round)/steps]
-}
+// errGone is what a session that left since its round began answers.
+var errGone = errors.New("detached")
 
-// ping checks one session's peer, counting a miss against its agent.
-func (b *Bridge) ping(s *Session, p Pinger, timeout time.Duration) {
-	if !b.attached(s) {
-		return // gone since its round began
+func (t *beat) Ping(ctx context.Context) error {
+	if !t.b.attached(t.s) {
+		return errGone
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	err := p.Ping(ctx)
-	cancel()
-	a := s.bound()
-	if a == nil {
+	return t.p.Ping(ctx)
+}
+
+func (t *beat) Pinged(err error) {
+	a := t.s.bound()
+	if a == nil || err == errGone {
 		return
 	}
 	if err == nil {
-		b.dir.HeardFrom(a)
+		t.b.dir.HeardFrom(a)
 		return
 	}
-	b.dir.Missed(a, s)
+	t.b.dir.Missed(a, t.s)
 }
 
 // forgetting removes, every so often until the bridge shuts down, the
 // agents known only from HTTP requests that sent none for after.
 func (b *Bridge) forgetting(after time.Duration) {
-	every := min(max(after/4, 10*time.Millisecond), time.Minute)
-	go func() {
-		for {
-			sleep.OutsideRuntime(every)
-			select {
-			case <-b.stopped:
-				return
-			default:
-			}
-			b.dir.Forget(time.Now().Add(-after))
-		}
-	}()
+	health.Forgetting(after, func(before time.Time) { b.dir.Forget(before) }, b.stopped)
 }

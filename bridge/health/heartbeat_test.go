@@ -1,4 +1,4 @@
-package bridge
+package health
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 )
 
 // TestHeartbeatSpread: a heartbeat round pings every session exactly once,
-// in steps no shorter than beatStep whose sizes differ by one at most.
+// in steps no shorter than Step whose sizes differ by one at most.
 func TestHeartbeatSpread(t *testing.T) {
 	for _, tc := range []struct {
 		sessions  int
@@ -21,18 +21,18 @@ func TestHeartbeatSpread(t *testing.T) {
 		{10000, 30 * time.Millisecond, 1},
 		{7, 100 * time.Millisecond, 5},
 	} {
-		round := make([]*Session, tc.sessions)
+		round := make([]*int, tc.sessions)
 		for i := range round {
-			round[i] = &Session{}
+			round[i] = new(int)
 		}
-		steps := beatSteps(len(round), tc.interval)
+		steps := Steps(len(round), tc.interval)
 		if steps != tc.wantSteps {
 			t.Errorf("%d sessions every %s: %d steps, want %d", tc.sessions, tc.interval, steps, tc.wantSteps)
 		}
-		pinged := map[*Session]int{}
+		pinged := map[*int]int{}
 		smallest, largest := len(round), 0
 		for k := range steps {
-			step := stepOf(round, k, steps)
+			step := StepOf(round, k, steps)
 			smallest, largest = min(smallest, len(step)), max(largest, len(step))
 			for _, s := range step {
 				pinged[s]++
