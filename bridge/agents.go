@@ -39,12 +39,6 @@ var (
 	DefaultBreakerPolicy = resilience.DefaultBreakerPolicy
 )
 
-// agent is the directory's record of an agent.
-type agent = directory.Agent[endpoint]
-
-// target is a connected agent and the endpoint that delivers to it.
-type target = directory.Target[endpoint]
-
 // Agents lists the registered agents sorted by id; a non-empty capability
 // keeps those that serve it.
 func (b *Bridge) Agents(capability string) []AgentInfo { return b.dir.Agents(capability) }
@@ -65,7 +59,7 @@ func (b *Bridge) AllTools() []Tool { return b.dir.Tools(true) }
 
 // RequestTimeout returns how long a request waits for its answer when it
 // says nothing of its own.
-func (b *Bridge) RequestTimeout() time.Duration { return b.timeout }
+func (b *Bridge) RequestTimeout() time.Duration { return b.r.RequestTimeout() }
 
 // Totals returns the bridge's message and request counts since it
 // started, over all agents (metrics.Totals).

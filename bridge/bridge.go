@@ -5,18 +5,18 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
-	"github.com/mcp-bridge/mcp-bridge/bridge/dedupe"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/bridge/msglog"
+	"github.com/mcp-bridge/mcp-bridge/bridge/peer"
 	"github.com/mcp-bridge/mcp-bridge/bridge/redact"
 	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -88,61 +88,57 @@ type Options struct {
 const (
 	DefaultID             = "mcp-bridge"
 	DefaultMaxFrame       = 1 << 20
-	DefaultRequestTimeout = 30 * time.Second
+	DefaultRequestTimeout = route.DefaultRequestTimeout
 	DefaultWriteTimeout   = 5 * time.Second
 	DefaultQueuePerAgent  = 1000
 	DefaultQueueTotal     = 100000
-	DefaultDedupeWindow   = time.Minute
+	DefaultDedupeWindow   = route.DefaultDedupeWindow
 	DefaultHeartbeat      = 10 * time.Second
 	// DefaultPendingRequests bounds the requests open at once.
-	DefaultPendingRequests = 100_000
+	DefaultPendingRequests = route.DefaultPendingRequests
 )
 
 // Bridge routes messages between the agents attached to it, and between
-// them and the callers of its call API (Call, Send).
+// them and the callers of its call API (Call, Send). It is the front of
+// the core: the routing is package route's; what is here is the
+// connections (sessions) and what spans them: health, the cluster,
+// shutdown, the event stream.
 type Bridge struct {
+	r            *route.Router
 	id           string
-	rules        atomic.Pointer[rules] // the dialects and mappings in force
 	maxFrame     int
-	timeout      time.Duration
 	writeTimeout time.Duration
 	decodeOnly   bool
 	// queuePerAgent bounds each agent's outbound queue; budget all of them.
-	queuePerAgent  int
-	budget         *delivery.Budget
-	log            *slog.Logger
-	metrics        *metrics.Metrics
-	redactor       *redact.Redactor
-	events         event.Stream  // what watches the bridge (observe.go)
-	seq            atomic.Uint64 // numbers the messages queued, for event.Event.Seq
-	dedupe         *dedupe.Table // nil: off
-	tables         tables
-	heartbeatEvery time.Duration
-	forgetAfter    time.Duration
-	retries        resilience.RetryPolicy
-	breakers       resilience.BreakerPolicy
-	guard          Guard  // nil: none
-	tracer         Tracer // nil: no spans
+	queuePerAgent int
+	budget        *delivery.Budget
+	queueTable    *metrics.Table
+	log           *slog.Logger
+	metrics       *metrics.Metrics
+	redactor      *redact.Redactor
+	events        event.Stream // what watches the bridge (observe.go)
+	guard         Guard        // nil: none
+	tracer        Tracer       // nil: no spans
 
-	dir      *directory.Directory[endpoint]
-	pending  *correlation.Table[endpoint, *agent]
+	// The router's tables, for the sessions.
+	dir     *directory.Directory[endpoint]
+	pending *correlation.Table[endpoint, *agent]
+
 	writers  *delivery.Watchdog // stops deliveries past the write timeout
 	mu       sync.RWMutex
 	sessions map[*Session]struct{}
-	closing  atomic.Bool   // Shutdown has begun; set under mu, read without it on the hot path
 	stopped  chan struct{} // closed by Shutdown: background loops end
-	rr       atomic.Uint64 // round robin over agents serving an operation
-	// In a cluster (cluster.go): the peer that reaches the other
-	// instances, this instance's name, the endpoints of the agents they
-	// hold, and the requests they forwarded here.
-	peer     Peer
-	instance string
-	remotes  map[string]*remote
-	relays   *relayTable
 }
 
-// pending is an open request.
-type pending = correlation.Request[endpoint, *agent]
+// agent is the directory's record of an agent; endpoint a party the
+// router delivers to (route.Endpoint).
+type (
+	agent    = route.Agent
+	endpoint = route.Endpoint
+)
+
+// Receipt says what became of one received frame (route.Receipt).
+type Receipt = route.Receipt
 
 // New returns a bridge for opts.
 func New(opts Options) (*Bridge, error) {
@@ -150,31 +146,20 @@ func New(opts Options) (*Bridge, error) {
 		return nil, errors.New("bridge: Options need a Registry and Mappings")
 	}
 	b := &Bridge{
-		id:            opts.ID,
+		id:            cmp.Or(opts.ID, DefaultID),
 		maxFrame:      opts.MaxFrame,
-		timeout:       opts.RequestTimeout,
 		writeTimeout:  opts.WriteTimeout,
 		decodeOnly:    opts.DecodeOnly,
 		queuePerAgent: opts.QueuePerAgent,
 		log:           opts.Logger,
-		forgetAfter:   opts.ForgetAfter,
 		guard:         opts.Guard,
 		tracer:        opts.Tracer,
-		dir:           directory.New[endpoint](),
-		pending:       correlation.NewTable[endpoint, *agent](cmp.Or(max(opts.PendingRequests, 0), DefaultPendingRequests)),
 		sessions:      map[*Session]struct{}{},
 		redactor:      &redact.Redactor{},
-	}
-	b.rules.Store(&rules{reg: opts.Registry, maps: opts.Mappings,
-		tr: &translate.Translator{Registry: opts.Registry, Mappings: opts.Mappings}})
-	if b.id == "" {
-		b.id = DefaultID
+		stopped:       make(chan struct{}),
 	}
 	if b.maxFrame <= 0 {
 		b.maxFrame = DefaultMaxFrame
-	}
-	if b.timeout <= 0 {
-		b.timeout = DefaultRequestTimeout
 	}
 	if b.writeTimeout <= 0 {
 		b.writeTimeout = DefaultWriteTimeout
@@ -190,41 +175,43 @@ func New(opts Options) (*Bridge, error) {
 		b.log = slog.Default()
 	}
 	b.prepare(opts.Registry)
-	b.retries, b.breakers = resilience.DefaultRetryPolicy, resilience.DefaultBreakerPolicy
+	retries, breakers := resilience.DefaultRetryPolicy, resilience.DefaultBreakerPolicy
 	if opts.Retry != nil {
-		b.retries = *opts.Retry
+		retries = *opts.Retry
 	}
 	if opts.Breaker != nil {
-		b.breakers = *opts.Breaker
+		breakers = *opts.Breaker
 	}
-	b.heartbeatEvery = opts.Heartbeat
-	if b.heartbeatEvery == 0 {
-		b.heartbeatEvery = DefaultHeartbeat
-	}
-	if opts.DedupeWindow >= 0 {
-		answers := cmp.Or(opts.DedupeAnswers, DefaultDedupeAnswers)
-		if answers < 0 {
-			answers = 0
-		}
-		b.dedupe = dedupe.New(cmp.Or(opts.DedupeWindow, DefaultDedupeWindow), cmp.Or(max(opts.DedupeEntries, 0), DefaultDedupeEntries), answers)
-	}
-	b.stopped = make(chan struct{})
-	m, err := metrics.New(opts.Metrics, func() float64 { return float64(b.pending.Count()) })
+	var pending func() float64
+	m, err := metrics.New(opts.Metrics, func() float64 { return pending() })
 	if err != nil {
 		return nil, err
 	}
 	b.metrics = m
 	b.events.Subscribe(msglog.New(b.log, b.redactor))
 	b.events.Subscribe(m)
-	if err := b.tableMetrics(); err != nil {
+	timeout := opts.RequestTimeout
+	if timeout < 0 {
+		timeout = 0
+	}
+	b.r, err = route.New(route.Config{ID: b.id, Registry: opts.Registry, Mappings: opts.Mappings,
+		RequestTimeout: timeout, DedupeWindow: opts.DedupeWindow, DedupeEntries: opts.DedupeEntries,
+		DedupeAnswers: opts.DedupeAnswers, PendingRequests: opts.PendingRequests, Retry: retries, Breaker: breakers,
+		Logger: b.log, Metrics: m, Events: &b.events, Redactor: b.redactor, Tracer: opts.Tracer})
+	if err != nil {
 		return nil, err
 	}
-	b.dir.Watch(b.observe)
-	if b.heartbeatEvery > 0 {
-		b.heartbeats(b.heartbeatEvery)
+	b.dir, b.pending = b.r.Directory(), b.r.Requests()
+	pending = func() float64 { return float64(b.pending.Count()) }
+	if b.queueTable, err = m.Table(metrics.TableQueue, b.budget.Limit(), func() float64 { return float64(b.budget.Len()) }); err != nil {
+		return nil, err
 	}
-	if b.forgetAfter > 0 {
-		b.forgetting(b.forgetAfter)
+	heartbeat := cmp.Or(opts.Heartbeat, DefaultHeartbeat)
+	if heartbeat > 0 {
+		b.heartbeats(heartbeat)
+	}
+	if opts.ForgetAfter > 0 {
+		b.forgetting(opts.ForgetAfter)
 	}
 	b.writers = delivery.NewWatchdog(b.writeTimeout)
 	return b, nil
@@ -237,24 +224,11 @@ func (b *Bridge) ID() string { return b.id }
 func (b *Bridge) MaxFrame() int { return b.maxFrame }
 
 // Registry returns the dialects the bridge speaks.
-func (b *Bridge) Registry() *dialects.Registry { return b.registry() }
-
-// rules are the dialects and the mappings between them, replaced whole by
-// SetRules; gen tells sessions their codec is out of date.
-type rules struct {
-	reg  *dialects.Registry
-	maps *mappings.Set
-	tr   *translate.Translator
-	gen  uint64
-}
-
-func (b *Bridge) registry() *dialects.Registry      { return b.rules.Load().reg }
-func (b *Bridge) mapping() *mappings.Set            { return b.rules.Load().maps }
-func (b *Bridge) translator() *translate.Translator { return b.rules.Load().tr }
+func (b *Bridge) Registry() *dialects.Registry { return b.r.Rules().Registry }
 
 // Translator returns the translator of the bridge's current rules: its
 // dialects and mapping files, as they are since the last SetRules.
-func (b *Bridge) Translator() *translate.Translator { return b.translator() }
+func (b *Bridge) Translator() *translate.Translator { return b.r.Rules().Translator }
 
 // SetRules replaces the dialects and mappings (a config reloaded): a
 // message read from now on is decoded, routed and encoded by the new
@@ -264,8 +238,7 @@ func (b *Bridge) Translator() *translate.Translator { return b.translator() }
 // close.
 func (b *Bridge) SetRules(reg *dialects.Registry, maps *mappings.Set) {
 	b.prepare(reg)
-	old := b.rules.Load()
-	b.rules.Store(&rules{reg: reg, maps: maps, tr: &translate.Translator{Registry: reg, Mappings: maps}, gen: old.gen + 1})
+	b.r.SetRules(reg, maps)
 }
 
 // prepare has reg's codecs compile what validation needs, unless the
@@ -279,3 +252,13 @@ func (b *Bridge) prepare(reg *dialects.Registry) {
 		b.log.Warn("a dialect's schema does not compile; its messages will be refused", "error", err)
 	}
 }
+
+// JoinCluster makes the bridge the instance self of a cluster whose other
+// instances carrier reaches (package peer); the cluster package tells the
+// returned Cluster what the other instances hold and send.
+func (b *Bridge) JoinCluster(self string, carrier peer.Carrier) *peer.Cluster {
+	return peer.Join(b.r, self, carrier, b.log, &b.events)
+}
+
+// Instance returns the bridge's name in its cluster, "" when it is in none.
+func (b *Bridge) Instance() string { return b.dir.Instance() }

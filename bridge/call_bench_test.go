@@ -2,8 +2,9 @@ package bridge
 
 import (
 	"context"
-	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/tap"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/tracing"

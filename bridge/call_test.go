@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
@@ -103,7 +104,7 @@ func reply(req *canonical.Envelope, act canonical.Act) *canonical.Envelope {
 	return &canonical.Envelope{
 		ID: "r-" + req.ID, Act: act, Sender: canonical.Party{ID: req.Receiver.ID},
 		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: req.Sender.ID},
-		InReplyTo: firstOf(req.ReplyWith, req.ID), CorrelationID: req.ID, TaskID: req.TaskID,
+		InReplyTo: correlation.FirstOf(req.ReplyWith, req.ID), CorrelationID: req.ID, TaskID: req.TaskID,
 	}
 }
 
@@ -353,7 +354,7 @@ func TestCallInputs(t *testing.T) {
 func TestSend(t *testing.T) {
 	b, _ := newTestBridge(t, Options{})
 	sub := attachScripted(t, b, "collab", "watcher", nil)
-	b.dir.Subscribe(sub.s.bound(), "news", true)
+	b.dir.Subscribe(sub.s.Bound(), "news", true)
 	ev := canonical.Envelope{Act: canonical.ActEvent, Sender: canonical.Party{ID: "mcp-client"},
 		Receiver: canonical.Address{Kind: canonical.AddressTopic, ID: "news"}, Operation: canonical.Operation{Name: "headline"},
 		Arguments: `{"text":"hello"}`}

@@ -3,53 +3,22 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
-	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/bridge/health"
-	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 )
 
 // Agent health: the states and when they change are the directory's
 // (directory/status.go). The bridge feeds it what it sees (answers,
-// timeouts, heartbeats (package health), connections coming and going) and
-// tells the world of each change: an event.Status on its event stream (the
-// message log's line, the bridge_agent_status metric), and an event to the
-// topic StatusTopic, which agents of any dialect can subscribe to.
+// timeouts, heartbeats (package health), connections coming and going);
+// the router tells the world of each change (route/status.go).
 
 // StatusTopic is the topic agent status changes are published to.
-const StatusTopic = "agent-status"
+const StatusTopic = route.StatusTopic
 
 // StatusEvent is the event type of a status change.
-const StatusEvent = "agent_status_changed"
-
-// observe tells of a change to the directory.
-func (b *Bridge) observe(c Change) {
-	switch c.Kind {
-	case directory.StatusChanged:
-		b.events.Emit(event.Event{Kind: event.Status, Agent: c.Agent.ID, Status: string(c.Agent.Status), Previous: string(c.Previous), Why: c.Reason})
-		b.announce(c.Agent.ID, c.Previous, c.Agent.Status, c.Reason)
-	case directory.Removed:
-		b.events.Emit(event.Event{Kind: event.Status, Agent: c.Agent.ID, Why: c.Reason})
-	}
-}
-
-// announce publishes a status change to the subscribers of StatusTopic.
-func (b *Bridge) announce(id string, old, status Status, reason string) {
-	ts := b.dir.Connected(nil, func(a *agent) bool { return a.Follows(StatusTopic) && a.ID() != id })
-	if len(ts) == 0 {
-		return
-	}
-	env := &canonical.Envelope{
-		Act: canonical.ActEvent, Sender: canonical.Party{ID: b.id},
-		Receiver:  canonical.Address{Kind: canonical.AddressTopic, ID: StatusTopic},
-		Operation: canonical.Operation{Name: StatusEvent},
-		Arguments: canonical.JSON(fmt.Sprintf(`{"agent_id":%q,"status":%q,"previous":%q,"reason":%q}`, id, status, old, reason)),
-	}
-	b.fanout(env, ts)
-}
+const StatusEvent = route.StatusEvent
 
 // heartbeats pings the bridge's connections every interval (package
 // health), until the bridge shuts down.
@@ -89,7 +58,7 @@ func (t *beat) Ping(ctx context.Context) error {
 }
 
 func (t *beat) Pinged(err error) {
-	a := t.s.bound()
+	a := t.s.Bound()
 	if a == nil || err == errGone {
 		return
 	}

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
@@ -22,9 +21,10 @@ func (b *Bridge) Subscribe(s event.Subscriber) (stop func()) { return b.events.S
 // sensitive.
 func (b *Bridge) Redactor() *redact.Redactor { return b.redactor }
 
-// received tells of a message read from s, its frame (nil for a link of
-// envelopes) of size bytes.
-func (b *Bridge) received(s *Session, env *canonical.Envelope, size int, frame []byte) {
+// received tells of a message read from the session, its frame (nil for
+// a link of envelopes) of size bytes.
+func (s *Session) received(env *canonical.Envelope, size int, frame []byte) {
+	b := s.b
 	if env.Act == canonical.ActNeedsInput {
 		b.redactor.Learn(env)
 	}
@@ -35,47 +35,14 @@ func (b *Bridge) received(s *Session, env *canonical.Envelope, size int, frame [
 	b.events.Emit(event.Event{Kind: event.Received, Env: env, Frame: frame, Size: size, Agent: agent, Dialect: dialect, Transport: s.link.Transport()})
 }
 
-// copied tells that to is a copy of env on its way (a request under its
-// token, an answer in its requester's terms), for whoever pairs a message
-// with its arrival.
-func (b *Bridge) copied(env, to *canonical.Envelope) {
-	if b.events.Wants(event.Copies) {
-		b.events.Emit(event.Event{Kind: event.Copied, Env: env, Copy: to})
-	}
-}
-
-// report puts losses in words, when a subscriber wants it, at once: a
-// loss's text is made from the envelope it was found in, which its
-// deliverer may reuse once the message is encoded.
-func (b *Bridge) report(losses []dialects.Loss) []event.Loss {
+// report puts losses in words when a subscriber wants it
+// (event.ReportOf).
+func (s *Session) report(losses []dialects.Loss) []event.Loss {
+	b := s.b
 	if len(losses) == 0 || !b.events.Wants(event.Reports) {
 		return nil
 	}
-	out := make([]event.Loss, 0, len(losses))
-	for _, l := range losses {
-		tl := event.Loss{Kind: l.Kind.String(), Concept: l.Concept.String(), Field: l.Path, Hint: l.Hint}
-		if b.secretLoss(l) {
-			tl.Message = l.Kind.String() + " " + l.Path + " (its value is not shown: it may be secret)"
-		} else {
-			tl.Message = l.Message()
-		}
-		out = append(out, tl)
-	}
-	return out
-}
-
-// secretLoss reports whether the text of a loss may quote a secret: an
-// authentication value, or a member named like a credential.
-func (b *Bridge) secretLoss(l dialects.Loss) bool {
-	if l.Concept == canonical.CAuthentication || l.Concept == canonical.CInputs {
-		return true
-	}
-	for _, seg := range strings.FieldsFunc(l.Path, func(r rune) bool { return r == '.' || r == '[' || r == ']' }) {
-		if b.redactor.Secret(seg) {
-			return true
-		}
-	}
-	return false
+	return event.ReportOf(losses, b.redactor.Secret)
 }
 
 // idOf returns a's id, "" for none.
@@ -88,7 +55,8 @@ func idOf(a *agent) string {
 
 // handled tells that routing a message received at start is done, with
 // the refusal it got, if any.
-func (b *Bridge) handled(start time.Time, r Receipt) {
+func (s *Session) handled(start time.Time, r Receipt) {
+	b := s.b
 	if b.events.Active() {
 		b.events.Emit(event.Event{Kind: event.Handled, Duration: time.Since(start), Err: r.Err})
 	}

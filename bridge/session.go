@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/correlation"
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
@@ -54,9 +54,9 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		}
 		s.dialect = o.Dialect
 	case o.Dialect != "":
-		c, ok := b.registry().Lookup(o.Dialect)
+		c, ok := b.Registry().Lookup(o.Dialect)
 		if !ok {
-			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.registry().Names())
+			return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownDialect, o.Dialect, b.Registry().Names())
 		}
 		s.setCodec(c)
 	}
@@ -64,7 +64,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
 	}
 	b.mu.Lock()
-	if b.closing.Load() {
+	if b.r.Closing() {
 		b.mu.Unlock()
 		return nil, ErrShuttingDown
 	}
@@ -77,7 +77,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	})
 	if o.AgentID != "" {
 		s.mu.Lock()
-		e := s.bind(b.resolve(s.speller, o.Dialect, o.AgentID), false)
+		e := s.bind(b.r.Resolve(s.speller, o.Dialect, o.AgentID), false)
 		s.mu.Unlock()
 		if e != nil {
 			s.Detach()
@@ -90,8 +90,8 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 
 // setCodec fixes the session's dialect; s.mu is held or s is not shared.
 func (s *Session) setCodec(c dialects.Codec) {
-	s.codec, s.dialect, s.speller = c, c.Name(), spellerOf(c)
-	s.gen = s.b.rules.Load().gen
+	s.codec, s.dialect, s.speller = c, c.Name(), route.SpellerOf(c)
+	s.gen = s.b.r.Rules().Gen
 }
 
 // currentCodec returns the session's codec, taking its dialect's codec
@@ -100,21 +100,13 @@ func (s *Session) currentCodec() dialects.Codec {
 	if s.codec == nil {
 		return nil
 	}
-	if r := s.b.rules.Load(); r.gen != s.gen {
-		if c, ok := r.reg.Lookup(s.dialect); ok {
-			s.codec, s.speller = c, spellerOf(c)
+	if r := s.b.r.Rules(); r.Gen != s.gen {
+		if c, ok := r.Registry.Lookup(s.dialect); ok {
+			s.codec, s.speller = c, route.SpellerOf(c)
 		}
-		s.gen = r.gen
+		s.gen = r.Gen
 	}
 	return s.codec
-}
-
-// spellerOf returns c's id spelling, nil when its dialect has none.
-func spellerOf(c dialects.Codec) func(string) string {
-	if sp, ok := c.(dialects.IDSpeller); ok {
-		return sp.SpellID
-	}
-	return nil
 }
 
 // Transport names the session's transport.
@@ -140,14 +132,14 @@ func (s *Session) Dialect() string {
 
 // AgentID returns the canonical id of the agent the session speaks for.
 func (s *Session) AgentID() string {
-	if a := s.bound(); a != nil {
+	if a := s.Bound(); a != nil {
 		return a.ID()
 	}
 	return ""
 }
 
 // bound returns the agent the session speaks for, nil if none yet.
-func (s *Session) bound() *agent {
+func (s *Session) Bound() *agent {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.agent
@@ -189,7 +181,7 @@ func (s *Session) bind(id string, proven bool) *canonical.Error {
 // connected announces the session's agent READY, when the session
 // delivers for it.
 func (s *Session) connected() {
-	if a := s.bound(); a != nil && !s.opts.Ephemeral {
+	if a := s.Bound(); a != nil && !s.opts.Ephemeral {
 		s.b.dir.SetStatus(a, StatusReady, "connected")
 	}
 }
@@ -229,7 +221,7 @@ func (s *Session) detach(status Status, reason string) {
 	s.out.Close()
 	if gone {
 		for _, p := range b.pending.TakeReceiver(a) {
-			b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.ID()))
+			b.r.Fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s disconnected before answering", a.ID()))
 		}
 	}
 }
@@ -251,7 +243,7 @@ func (s *Session) ReceiveLast(frame []byte) Receipt {
 	return s.receive(frame)
 }
 
-func (s *Session) prompt() bool { return s.last.Load() }
+func (s *Session) Prompt() bool { return s.last.Load() }
 
 func (s *Session) receive(frame []byte) Receipt {
 	b := s.b
@@ -263,7 +255,7 @@ func (s *Session) receive(frame []byte) Receipt {
 	if cerr != nil {
 		return s.refuseFrame(frame, nil, cerr)
 	}
-	env, e := b.read(codec, frame)
+	env, e := read(codec, frame, b.decodeOnly)
 	if e != nil {
 		return s.refuseFrame(frame, env, e)
 	}
@@ -287,18 +279,18 @@ func (s *Session) receive(frame []byte) Receipt {
 	}
 	var traced func(*canonical.Error)
 	if t := b.tracer; t != nil {
-		traced = b.traceReceived(t, s, env, codec.Name(), start)
+		traced = s.traceReceived(t, env, codec.Name(), start)
 	}
-	a := s.bound()
+	a := s.Bound()
 	if a != nil && !s.opts.Ephemeral {
 		b.dir.HeardFrom(a)
 	}
-	b.received(s, env, len(frame), frame)
-	r := b.submit(s, env)
+	s.received(env, len(frame), frame)
+	r := b.r.Submit(s, env)
 	if traced != nil {
 		traced(r.Err)
 	}
-	b.handled(start, r)
+	s.handled(start, r)
 	return r
 }
 
@@ -310,17 +302,17 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	start := time.Now()
 	env.Origin = canonical.Origin{}
 	if e := s.claim(env, ""); e != nil {
-		return s.refuse(env, e)
+		return s.Refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
-	if a := s.bound(); a != nil {
+	if a := s.Bound(); a != nil {
 		b.dir.HeardFrom(a)
 	}
-	b.received(s, env, 0, nil)
-	r := b.submit(s, env)
-	b.handled(start, r)
+	s.received(env, 0, nil)
+	r := b.r.Submit(s, env)
+	s.handled(start, r)
 	return r
 }
 
@@ -333,47 +325,27 @@ func (s *Session) resolveIDs(dialect string, env *canonical.Envelope) {
 	spell := s.speller
 	s.mu.Unlock()
 	if env.Sender.ID != "" {
-		env.Sender.ID = s.b.resolve(spell, dialect, env.Sender.ID)
+		env.Sender.ID = s.b.r.Resolve(spell, dialect, env.Sender.ID)
 	}
 	if env.Receiver.Kind == canonical.AddressAgent && env.Receiver.ID != "" {
-		env.Receiver.ID = s.b.resolve(spell, dialect, env.Receiver.ID)
+		env.Receiver.ID = s.b.r.Resolve(spell, dialect, env.Receiver.ID)
 	}
 }
 
-// resolve returns the canonical id of the agent dialect names id.
-func (b *Bridge) resolve(spell func(string) string, dialect, id string) string {
-	if c, ok := b.mapping().Unalias(dialect, id); ok {
-		return c
-	}
-	if id == b.id {
-		return id
-	}
-	if spell != nil && spell(b.id) == id {
-		return b.id
-	}
-	return b.dir.Resolve(id, spell)
-}
-
-// validate checks frame against its dialect's schema and rules, unless the
-// bridge trusts the decoder alone.
-func (b *Bridge) validate(codec dialects.Codec, frame []byte) []dialects.Problem {
-	if b.decodeOnly {
-		return nil
-	}
-	return codec.Validate(frame)
-}
-
-// read decodes frame with codec and, unless the bridge only decodes,
+// read decodes frame with codec and, unless decodeOnly,
 // validates it. A frame that fails both is refused for the decoder's error
 // (with undecoded's envelope to answer), one that only fails validation
 // for its problems, with its envelope. A frame that validates is JSON in
 // UTF-8 (Validate checks that first), and is decoded without checking it
 // again (dialects.DecodeValid).
-func (b *Bridge) read(codec dialects.Codec, frame []byte) (*canonical.Envelope, *canonical.Error) {
-	problems := b.validate(codec, frame)
+func read(codec dialects.Codec, frame []byte, decodeOnly bool) (*canonical.Envelope, *canonical.Error) {
+	var problems []dialects.Problem
+	if !decodeOnly {
+		problems = codec.Validate(frame)
+	}
 	var env *canonical.Envelope
 	var err error
-	if !b.decodeOnly && len(problems) == 0 {
+	if !decodeOnly && len(problems) == 0 {
 		env, err = dialects.DecodeValid(codec, frame)
 	} else {
 		env, err = codec.Decode(frame)
@@ -390,7 +362,7 @@ func (b *Bridge) read(codec dialects.Codec, frame []byte) (*canonical.Envelope, 
 // Oversize answers a frame of size bytes that exceeds the limit; transports
 // that stop reading at the limit call it instead of Receive.
 func (s *Session) Oversize(size int) Receipt {
-	return s.refuse(nil, &canonical.Error{Code: canonical.ErrTooLarge,
+	return s.Refuse(nil, &canonical.Error{Code: canonical.ErrTooLarge,
 		Message: fmt.Sprintf("%s: message of %d bytes exceeds the limit of %d bytes", s.dialectName(), size, s.b.maxFrame)})
 }
 
@@ -409,7 +381,7 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 	if c := s.currentCodec(); c != nil {
 		return c, nil
 	}
-	c, err := s.b.registry().Detect(frame)
+	c, err := s.b.Registry().Detect(frame)
 	if err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrInvalidMessage, Message: err.Error()}
 	}
@@ -471,7 +443,7 @@ func spoofed(bound, claimed string) *canonical.Error {
 var envelopePool = sync.Pool{New: func() any { return new(canonical.Envelope) }}
 
 // deliver encodes o's message in the session's dialect and queues it.
-func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
+func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Error) {
 	b := s.b
 	s.mu.Lock()
 	codec, dialect, a := s.currentCodec(), s.dialect, s.agent
@@ -482,12 +454,12 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 	var out delivery.Outbound
 	var losses []dialects.Loss
 	if s.opts.Envelopes {
-		c := *o.env
+		c := *o.Env
 		env = &c
 		out.Env = env
 	} else {
 		env = envelopePool.Get().(*canonical.Envelope)
-		*env = *o.env
+		*env = *o.Env
 		defer func() {
 			*env = canonical.Envelope{}
 			envelopePool.Put(env)
@@ -499,7 +471,7 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		if a != nil {
 			to = a.ID()
 		}
-		env.Trace, traced = t.Deliver(o.env.Trace, env, to, dialect)
+		env.Trace, traced = t.Deliver(o.Env.Trace, env, to, dialect)
 	}
 	if !s.opts.Envelopes {
 		if g := b.guard; g != nil && a != nil {
@@ -511,9 +483,9 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 		if traced != nil {
 			began = time.Now()
 		}
-		res, err := b.translator().Encode(make([]byte, 0, encodedSize(env)), o.from, codec.Name(), env, translate.Options{CanonicalIDs: true})
+		res, err := b.r.Rules().Translator.Encode(make([]byte, 0, encodedSize(env)), o.From, codec.Name(), env, translate.Options{CanonicalIDs: true})
 		if traced != nil {
-			b.tracer.Translated(env.Trace, o.from, codec.Name(), began, err)
+			b.tracer.Translated(env.Trace, o.From, codec.Name(), began, err)
 		}
 		if err != nil {
 			if traced != nil {
@@ -526,32 +498,32 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 				traced(nil)
 			}
 			if b.events.Active() {
-				b.events.Emit(event.Event{Kind: event.Dropped, Env: env, Source: o.env, Losses: res.Losses, Report: b.report(res.Losses),
-					ByBridge: o.byBridge, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
+				b.events.Emit(event.Event{Kind: event.Dropped, Env: env, Source: o.Env, Losses: res.Losses, Report: s.report(res.Losses),
+					ByBridge: o.ByBridge, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
 			}
 			return nil, nil
 		}
 		out.Frame, losses = res.Output, res.Losses
 	}
-	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.final, env.Trace, o.byBridge
+	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.Final, env.Trace, o.ByBridge
 	it := &delivery.Item{
 		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),
 		Expires: expiryOf(env, time.Now()),
-		Force:   o.answer,
-		Failed:  o.failed,
-		Prompt:  o.prompt,
+		Force:   o.Answer,
+		Failed:  o.Failed,
+		Prompt:  o.Prompt,
 	}
 	if env.Error != nil {
 		it.Out.Code = env.Error.Code
 	}
 	if it.Failed == nil {
-		it.Failed = b.unsent("message", s, o.env)
+		it.Failed = b.r.Unsent("message", s, o.Env)
 	}
-	if o.answer && it.Level < o.atLeast {
-		b.boost(it, o.atLeast, o.env)
+	if o.Answer && it.Level < o.AtLeast {
+		b.r.Boost(it, o.AtLeast, o.Env)
 	}
-	seq := b.queuedEvents(s, o, env, a, dialect, losses, it)
+	seq := s.queuedEvents(o, env, a, dialect, losses, it)
 	if traced != nil {
 		sent, failed := it.Sent, it.Failed
 		it.Sent = func() { traced(nil); sent() }
@@ -562,31 +534,32 @@ func (s *Session) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
 			traced(err)
 		}
 		if seq != 0 && b.events.Wants(event.Failures) {
-			b.events.Emit(event.Event{Kind: event.Failed, Seq: seq, Note: event.NoteOf(o.env), Reason: err, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
+			b.events.Emit(event.Event{Kind: event.Failed, Seq: seq, Note: event.NoteOf(o.Env), Reason: err, Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport()})
 		}
-		return nil, b.queueRefusal(err, s, o.env)
+		return nil, s.queueRefusal(err, o.Env)
 	}
 	return &it.Out, nil
 }
 
-// queuedEvents tells of o's message translated for the session s as env
+// queuedEvents tells of o's message translated for the session as env
 // (the agent a of dialect), with the losses of its translation, and has
 // the item it is queued as tell of its delivery or failure. It returns the
 // message's event.Seq, 0 when nobody listens.
-func (b *Bridge) queuedEvents(s *Session, o *outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item) uint64 {
-	then := o.sent
+func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item) uint64 {
+	b := s.b
+	then := o.Sent
 	if !b.events.Active() {
 		if then != nil {
 			it.Sent = then
 		}
 		return 0
 	}
-	seq := b.seq.Add(1)
+	seq := b.events.NextSeq()
 	to, transport := idOf(a), s.link.Transport()
-	b.events.Emit(event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.env, Losses: losses, Report: b.report(losses),
-		Frame: it.Out.Frame, ByBridge: o.byBridge, Agent: to, Dialect: dialect, Transport: transport})
-	n := event.NoteOf(o.env)
-	frame, byBridge := it.Out.Frame, o.byBridge
+	b.events.Emit(event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.Env, Losses: losses, Report: s.report(losses),
+		Frame: it.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport})
+	n := event.NoteOf(o.Env)
+	frame, byBridge := it.Out.Frame, o.ByBridge
 	it.Sent = func() {
 		b.events.Emit(event.Event{Kind: event.Delivered, Seq: seq, Note: n, Frame: frame, ByBridge: byBridge, Agent: to, Dialect: dialect, Transport: transport})
 		if then != nil {
@@ -603,16 +576,17 @@ func (b *Bridge) queuedEvents(s *Session, o *outgoing, env *canonical.Envelope, 
 	return seq
 }
 
-// queueRefusal is the error for the sender of env when the session to
+// queueRefusal is the error for the sender of env when the session
 // could not queue it: a full queue is retryable.
-func (b *Bridge) queueRefusal(err error, to *Session, env *canonical.Envelope) *canonical.Error {
+func (s *Session) queueRefusal(err error, env *canonical.Envelope) *canonical.Error {
+	b, to := s.b, s
 	id := env.Receiver.ID
 	if a := to.AgentID(); a != "" {
 		id = a
 	}
 	e := &canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("%s cannot take it now: %v", id, err)}
 	if errors.Is(err, delivery.ErrQueueFull) {
-		b.tables.queue.Dropped(1)
+		b.queueTable.Dropped(1)
 		yes := true
 		e.Retryable = &yes
 		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, to.out.Limit())
@@ -675,5 +649,30 @@ func (s *Session) queueGauge() prometheus.Gauge {
 	return s.gauge.g
 }
 
-// firstOf returns the first of vs that is not empty.
-func firstOf(vs ...string) string { return correlation.FirstOf(vs...) }
+// KeepsAnswers reports whether the answers to the session's requests are
+// delivered to it (route.Ephemeral): always, but for an ephemeral session
+// (an HTTP request) whose agent has a connection of its own, unless it
+// was attached to keep them.
+func (s *Session) KeepsAnswers() bool { return !s.opts.Ephemeral || s.opts.KeepAnswers }
+
+// Cancel tells the session's agent to stop work on the request that went
+// out under token, where its link can (route.Canceller).
+func (s *Session) Cancel(token string) {
+	if c, ok := s.link.(Canceller); ok {
+		c.Cancel(token)
+	}
+}
+
+// Resend queues out, a frame already encoded for the session (the answer
+// kept for a request sent again), past its queue's bound
+// (route.Resender).
+func (s *Session) Resend(out Outbound, failed func(error)) error {
+	return s.out.Put(&delivery.Item{Out: out, Level: delivery.NormalLevel, Force: true, Failed: failed})
+}
+
+var (
+	_ route.Endpoint  = (*Session)(nil)
+	_ route.Ephemeral = (*Session)(nil)
+	_ route.Canceller = (*Session)(nil)
+	_ route.Resender  = (*Session)(nil)
+)

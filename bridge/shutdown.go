@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -30,11 +31,11 @@ const ShutdownEvent = "SystemShutdown"
 // left unanswered.
 func (b *Bridge) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
-	if b.closing.Load() {
+	if b.r.Closing() {
 		b.mu.Unlock()
 		return nil
 	}
-	b.closing.Store(true)
+	b.r.Close()
 	close(b.stopped)
 	b.mu.Unlock()
 	countdown := 0
@@ -43,7 +44,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 	}
 	b.log.Info("shutting down", "open_requests", b.pending.Count(), "countdown_s", countdown)
 	for _, s := range b.agentSessions() {
-		if a := s.bound(); a != nil {
+		if a := s.Bound(); a != nil {
 			b.dir.SetStatus(a, StatusStopping, "the bridge is shutting down")
 		}
 		notice := &canonical.Envelope{
@@ -53,7 +54,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 			Arguments: canonical.JSON(fmt.Sprintf(`{"event":%q,"countdown":%d}`, ShutdownEvent, countdown)),
 			Priority:  canonical.PriorityCritical,
 		}
-		if _, err := s.deliver(&outgoing{env: notice, byBridge: true, failed: func(error) {}}); err != nil {
+		if _, err := s.Deliver(&route.Outgoing{Env: notice, ByBridge: true, Failed: func(error) {}}); err != nil {
 			b.log.Info("shutdown notice not sent", "agent", s.AgentID(), "dialect", s.Dialect(), "reason", err.Message)
 		}
 	}
@@ -67,7 +68,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 	}
 	waitFor(answerCtx, func() bool { return b.pending.Count() == 0 })
 	for _, p := range b.pending.TakeAll() {
-		b.fail(p, canonical.ErrUnavailable, "the bridge is shutting down")
+		b.r.Fail(p, canonical.ErrUnavailable, "the bridge is shutting down")
 	}
 	sessions := b.allSessions()
 	waitFor(ctx, func() bool {
@@ -112,17 +113,8 @@ func flushReserve(left time.Duration) time.Duration {
 	return min(left/5, time.Second)
 }
 
-// closingRefusal answers requests that arrive during Shutdown.
-func (b *Bridge) closingRefusal() *canonical.Error {
-	yes := true
-	return &canonical.Error{Code: canonical.ErrUnavailable, Retryable: &yes, Message: "the bridge is shutting down"}
-}
-
 // ShuttingDown reports whether Shutdown has begun.
-func (b *Bridge) ShuttingDown() bool { return b.isClosing() }
-
-// isClosing reports whether Shutdown has begun.
-func (b *Bridge) isClosing() bool { return b.closing.Load() }
+func (b *Bridge) ShuttingDown() bool { return b.r.Closing() }
 
 // agentSessions returns the sessions that deliver to an agent.
 func (b *Bridge) agentSessions() []*Session {

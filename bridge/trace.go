@@ -3,39 +3,21 @@ package bridge
 import (
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
 // Tracer follows messages through the bridge as trace spans (package
-// tracing implements it on OpenTelemetry). Spans are named by their
-// canonical traces: each method takes the trace of the parent span and
-// returns that of the span it starts, which the message carries from then
-// on, so that what it causes is its child and its receiver can continue
-// the trace. Without one (Options.Tracer nil) the bridge makes no spans,
-// at the cost of a nil test.
-type Tracer interface {
-	// Received starts the span of a message read from a connection at
-	// start, child of env.Trace; end closes it with the refusal the
-	// message got, if any.
-	Received(env *canonical.Envelope, dialect, transport string, start time.Time) (span canonical.Trace, end func(e *canonical.Error))
-	// Request starts the span of a request delivered to the agent to,
-	// child of parent, which end closes with its answer's error, if any.
-	Request(parent canonical.Trace, env *canonical.Envelope, to string) (span canonical.Trace, end func(e *canonical.Error))
-	// Deliver starts the span of env's delivery to the agent to (in
-	// dialect), child of parent, which end closes once the connection took
-	// it or the delivery failed.
-	Deliver(parent canonical.Trace, env *canonical.Envelope, to, dialect string) (span canonical.Trace, end func(err error))
-	// Translated records the translation of a message from one dialect
-	// into another, from start until now, child of parent.
-	Translated(parent canonical.Trace, from, to string, start time.Time, err error)
-}
+// tracing implements it on OpenTelemetry; route.Tracer says how).
+type Tracer = route.Tracer
 
-// traceReceived starts the span of env, read from s at start: its parent
+// traceReceived starts the span of env, read from the session at start: its parent
 // is the trace env carries, or, for an answer that carries none, its
 // request's. The span's trace replaces env's.
-func (b *Bridge) traceReceived(t Tracer, s *Session, env *canonical.Envelope, dialect string, start time.Time) func(*canonical.Error) {
+func (s *Session) traceReceived(t Tracer, env *canonical.Envelope, dialect string, start time.Time) func(*canonical.Error) {
+	b := s.b
 	if env.Trace.TraceID == "" && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput || env.Act == canonical.ActEvent) {
-		if a := s.bound(); a != nil {
+		if a := s.Bound(); a != nil {
 			if p := b.pending.Match(a, env, false); p != nil {
 				env.Trace = p.Trace
 			}

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/peer"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
@@ -74,6 +75,7 @@ const missedLimit = 3
 // through NATS.
 type Cluster struct {
 	b    *bridge.Bridge
+	peer *peer.Cluster // this instance's part, once joined
 	opts Options
 	log  *slog.Logger
 	nc   *nats.Conn
@@ -143,7 +145,7 @@ func New(b *bridge.Bridge, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("cluster: connect to NATS at %s: %w", opts.URL, err)
 	}
 	c.nc = nc
-	b.JoinCluster(opts.Name, c)
+	c.peer = b.JoinCluster(opts.Name, c)
 	for subject, handler := range map[string]nats.MsgHandler{c.dirSubject(): c.onDirectory, c.toSubject(opts.Name): c.onMessage} {
 		sub, err := nc.Subscribe(subject, handler)
 		if err != nil {
@@ -229,14 +231,14 @@ func (c *Cluster) publish(subject string, m *message) error {
 	return nil
 }
 
-// Deliver sends m for the agent the instance holds (bridge.Peer).
-func (c *Cluster) Deliver(instance, agent string, m bridge.Forward) error {
+// Deliver sends m for the agent the instance holds (peer.Carrier).
+func (c *Cluster) Deliver(instance, agent string, m peer.Forward) error {
 	return c.publish(c.toSubject(instance), &message{Kind: kindDeliver, Agent: agent, Forward: &forward{
 		Env: m.Env, From: m.From, Final: m.Final, Answer: m.Answer, ByBridge: m.ByBridge, AtLeast: m.AtLeast}})
 }
 
 // Answer sends env, from the agent this instance holds, to the instance
-// its request came from (bridge.Peer).
+// its request came from (peer.Carrier).
 func (c *Cluster) Answer(instance, agent string, env *canonical.Envelope) error {
 	return c.publish(c.toSubject(instance), &message{Kind: kindAnswer, Agent: agent, Env: env})
 }
@@ -256,13 +258,13 @@ func (c *Cluster) onMessage(msg *nats.Msg) {
 			return
 		}
 		f := m.Forward
-		if err := c.b.DeliverLocal(m.From, m.Agent, bridge.Forward{Env: f.Env, From: f.From, Final: f.Final,
+		if err := c.peer.DeliverLocal(m.From, m.Agent, peer.Forward{Env: f.Env, From: f.From, Final: f.Final,
 			Answer: f.Answer, ByBridge: f.ByBridge, AtLeast: f.AtLeast}); err != nil {
 			c.log.Warn("cluster: delivery not made", "agent", m.Agent, "from", m.From, "error", err)
 		}
 	case kindAnswer:
 		if m.Env != nil {
-			c.b.FromRemote(m.From, m.Agent, m.Env)
+			c.peer.FromRemote(m.From, m.Agent, m.Env)
 		}
 	}
 }
@@ -302,7 +304,7 @@ func (c *Cluster) onDirectory(msg *nats.Msg) {
 		c.mu.Unlock()
 		for id := range before {
 			if !held[id] {
-				c.b.RemoteDown(m.From, id, bridge.StatusStopped, "no longer held by "+m.From)
+				c.peer.RemoteDown(m.From, id, bridge.StatusStopped, "no longer held by "+m.From)
 			}
 		}
 		if m.Ask {
@@ -327,10 +329,10 @@ func (c *Cluster) onDirectory(msg *nats.Msg) {
 // apply records the state of an agent another instance holds.
 func (c *Cluster) apply(instance string, a agentState) {
 	if !a.Connected {
-		c.b.RemoteDown(instance, a.ID, a.Status, a.Reason)
+		c.peer.RemoteDown(instance, a.ID, a.Status, a.Reason)
 		return
 	}
-	c.b.RemoteUp(bridge.RemoteAgent{Instance: instance, ID: a.ID, Dialect: a.Dialect, Transport: a.Transport,
+	c.peer.RemoteUp(peer.RemoteAgent{Instance: instance, ID: a.ID, Dialect: a.Dialect, Transport: a.Transport,
 		Status: a.Status, Since: a.Since, Tools: a.Tools, Topics: a.Topics})
 }
 
@@ -367,7 +369,7 @@ func (c *Cluster) gone(instance, reason string) {
 	if known {
 		c.log.Warn("cluster: instance gone", "peer", instance, "reason", reason)
 	}
-	c.b.InstanceDown(instance, reason)
+	c.peer.InstanceDown(instance, reason)
 }
 
 // changed announces a change to an agent this instance holds.
@@ -394,7 +396,7 @@ func (c *Cluster) changed(ch bridge.Change) {
 // for theirs.
 func (c *Cluster) snapshot(ask bool) {
 	var states []agentState
-	for _, info := range c.b.LocalAgents() {
+	for _, info := range c.peer.LocalAgents() {
 		states = append(states, stateOf(info, toolsOf(info), ""))
 	}
 	if err := c.publish(c.dirSubject(), &message{Kind: kindSnapshot, Agents: states, Every: c.opts.Heartbeat, Ask: ask}); err != nil {

@@ -32,7 +32,7 @@ func TestDirectorySync(t *testing.T) {
 		t.Errorf("a lists fuse-agent's tools as %+v, want one at version 1.0 (fuse declares versions)", onA.Tools)
 	}
 	// Each instance still holds its own agent.
-	if local := a.b.LocalAgents(); len(local) != 1 || local[0].ID != "calc" {
+	if local := a.c.peer.LocalAgents(); len(local) != 1 || local[0].ID != "calc" {
 		t.Errorf("a holds %+v, want calc only", local)
 	}
 
@@ -104,7 +104,7 @@ func TestDirectoryNewerWins(t *testing.T) {
 	b.await("calc", connectedOn("a"), "held by a")
 	b.attach("swarm", "calc", "add")
 	a.await("calc", connectedOn("b"), "held by b, the newer connection")
-	if local := a.b.LocalAgents(); len(local) != 0 {
+	if local := a.c.peer.LocalAgents(); len(local) != 0 {
 		t.Errorf("a still holds %+v", local)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)

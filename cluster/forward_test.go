@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/peer"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -62,7 +63,7 @@ func TestForwardNotHeld(t *testing.T) {
 	a := join(t, n.URL(), "a", beat, noRetries)
 	join(t, n.URL(), "b", beat)
 	eventually(t, "a hears b", func() bool { return slices.Contains(a.c.Instances(), "b") })
-	a.b.RemoteUp(bridge.RemoteAgent{Instance: "b", ID: "ghost", Dialect: "swarm", Transport: "websocket",
+	a.c.peer.RemoteUp(peer.RemoteAgent{Instance: "b", ID: "ghost", Dialect: "swarm", Transport: "websocket",
 		Status: bridge.StatusReady, Since: time.Now(), Tools: []canonical.Tool{{Name: "add"}}})
 	a.await("ghost", connectedOn("b"), "held by b, as a believes")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)

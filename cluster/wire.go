@@ -59,7 +59,7 @@ type agentState struct {
 	Reason    string           `json:"reason,omitempty"`
 }
 
-// forward is bridge.Forward on the wire.
+// forward is peer.Forward on the wire.
 type forward struct {
 	Env      *canonical.Envelope `json:"env"`
 	From     string              `json:"from,omitempty"`

@@ -105,6 +105,13 @@ func (d *Directory[E]) SetInstance(name string) {
 	d.self = name
 }
 
+// Instance returns this instance's name in a cluster, "" when alone.
+func (d *Directory[E]) Instance() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.self
+}
+
 // Remote reports whether another instance of a cluster holds a.
 func (a *Agent[E]) Remote() bool { return a.instance != "" }
 

@@ -45,7 +45,12 @@ type Wanter interface {
 type Stream struct {
 	mu   sync.Mutex
 	subs atomic.Pointer[subscribers]
+	seq  atomic.Uint64
 }
+
+// NextSeq returns a number no other call returned, for the Seq of a
+// message's events.
+func (st *Stream) NextSeq() uint64 { return st.seq.Add(1) }
 
 type subscribers struct {
 	list  []*entry

@@ -1,4 +1,4 @@
-package bridge
+package route
 
 import (
 	"fmt"
@@ -9,30 +9,36 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
-// Retries and circuit breakers (package resilience holds the policies and
-// the breaker): the outcome of every request feeds its receiver's breaker;
-// a request that failed retryably is delivered again, up to the policy's
-// count, and the requester sees one answer.
+// resilient is the router's retries and circuit breakers (package
+// resilience holds the policies and the breaker): the outcome of every
+// request feeds its receiver's breaker; a request that failed retryably is
+// delivered again, up to the policy's count, and the requester sees one
+// answer.
+type resilient struct {
+	r        *Router
+	policy   resilience.RetryPolicy
+	breakers resilience.BreakerPolicy
+}
 
 // outcome feeds a request's outcome to its receiver's breaker.
-func (b *Bridge) outcome(a *agent, ok bool) {
-	if b.breakers.Off() {
+func (rs *resilient) outcome(a *Agent, ok bool) {
+	if rs.breakers.Off() {
 		return
 	}
-	state, changed := a.Breaker.Record(b.breakers, ok, time.Now())
+	state, changed := a.Breaker.Record(rs.breakers, ok, time.Now())
 	if changed {
-		b.metrics.Circuit(a.ID(), int(state))
-		b.log.Info("circuit", "agent", a.ID(), "state", state.String())
+		rs.r.metrics.Circuit(a.ID(), int(state))
+		rs.r.log.Info("circuit", "agent", a.ID(), "state", state.String())
 	}
 }
 
 // admit reports whether a request may be delivered to a now; when not, it
 // returns the error for the requester.
-func (b *Bridge) admit(a *agent) *canonical.Error {
-	if b.breakers.Off() {
+func (rs *resilient) admit(a *Agent) *canonical.Error {
+	if rs.breakers.Off() {
 		return nil
 	}
-	ok, state, until := a.Breaker.Allow(b.breakers, time.Now())
+	ok, state, until := a.Breaker.Allow(rs.breakers, time.Now())
 	if ok {
 		return nil
 	}
@@ -51,73 +57,73 @@ func (b *Bridge) admit(a *agent) *canonical.Error {
 // retry delivers p's request again after its policy's delay, unless it
 // has had its retries or is answered meanwhile; it reports whether a
 // retry is on its way. reason is the failure being retried.
-func (b *Bridge) retry(p *pending, reason *canonical.Error) bool {
-	if !b.retries.Retryable(reason) || p.Out.Load() == nil {
+func (rs *resilient) retry(p *Request, reason *canonical.Error) bool {
+	if !rs.policy.Retryable(reason) || p.Out.Load() == nil {
 		return false
 	}
 	n := int(p.Attempts.Add(1))
-	if n > b.retries.MaxRetries {
+	if n > rs.policy.MaxRetries {
 		return false
 	}
-	b.metrics.Retry()
-	d := b.retries.Delay(n)
-	b.log.Info("retrying", "receiver", p.Receiver.ID(), "token", p.Token, "attempt", n+1, "in", d, "after", reason.Message)
-	time.AfterFunc(d, func() { b.redeliver(p, reason) })
+	rs.r.metrics.Retry()
+	d := rs.policy.Delay(n)
+	rs.r.log.Info("retrying", "receiver", p.Receiver.ID(), "token", p.Token, "attempt", n+1, "in", d, "after", reason.Message)
+	time.AfterFunc(d, func() { rs.redeliver(p, reason) })
 	return true
 }
 
 // redeliver sends p's request to its receiver again, or gives the
 // requester the failure when it cannot be.
-func (b *Bridge) redeliver(p *pending, last *canonical.Error) {
-	if !b.pending.IsOpen(p) {
+func (rs *resilient) redeliver(p *Request, last *canonical.Error) {
+	if !rs.r.pending.IsOpen(p) {
 		return // answered, timed out or given up meanwhile
 	}
 	giveUp := func(e *canonical.Error) {
-		if b.pending.Take(p) {
-			b.reply(p, e)
+		if rs.r.pending.Take(p) {
+			rs.r.reply(p, e)
 		}
 	}
-	_, to, _ := b.dir.Lookup(p.Receiver.ID())
+	_, to, _ := rs.r.dir.Lookup(p.Receiver.ID())
 	if to == nil {
 		giveUp(&canonical.Error{Code: canonical.ErrUnavailable, Message: fmt.Sprintf("agent %s is not connected (after: %s)", p.Receiver.ID(), last.Message)})
 		return
 	}
-	if e := b.admit(p.Receiver); e != nil {
+	if e := rs.admit(p.Receiver); e != nil {
 		giveUp(e)
 		return
 	}
 	out := *p.Out.Load()
-	if _, err := to.deliver(&outgoing{env: &out, from: p.Dialect, failed: b.deliveryFailed(p)}); err != nil && !b.retry(p, err) {
+	if _, err := to.Deliver(&Outgoing{Env: &out, From: p.Dialect, Failed: rs.deliveryFailed(p)}); err != nil && !rs.retry(p, err) {
 		giveUp(err)
 	}
 }
 
 // deliveryFailed returns the handler of a request's delivery failing
 // after it was queued: a retry, or an error for the requester.
-func (b *Bridge) deliveryFailed(p *pending) func(error) {
+func (rs *resilient) deliveryFailed(p *Request) func(error) {
 	return func(reason error) {
 		code := canonical.ErrUnavailable
 		if reason == delivery.ErrExpired {
 			code = canonical.ErrTimeout
 		}
 		e := &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", p.Receiver.ID(), reason)}
-		b.outcome(p.Receiver, false)
-		if b.retry(p, e) {
+		rs.outcome(p.Receiver, false)
+		if rs.retry(p, e) {
 			return
 		}
-		if b.pending.Take(p) {
-			b.reply(p, e)
+		if rs.r.pending.Take(p) {
+			rs.r.reply(p, e)
 		}
 	}
 }
 
-// boost raises an answer to its request's level (specs/collab.md 8.2): a
+// Boost raises an answer to its request's level (specs/collab.md 8.2): a
 // HIGH request's answer sent as NORMAL would otherwise wait behind the
 // requester's NORMAL traffic, holding up a HIGH task with a lower one. The
 // boost is for the queue only; the message keeps its own priority.
-func (b *Bridge) boost(it *delivery.Item, level int, env *canonical.Envelope) {
-	b.log.Info("priority boost", "requester", env.Receiver.ID, "from", env.Sender.ID, "act", env.Act,
+func (r *Router) Boost(it *delivery.Item, level int, env *canonical.Envelope) {
+	r.log.Info("priority boost", "requester", env.Receiver.ID, "from", env.Sender.ID, "act", env.Act,
 		"priority", delivery.LevelName(it.Level), "raised_to", delivery.LevelName(level))
-	b.metrics.Boost()
+	r.metrics.Boost()
 	it.Level = level
 }

@@ -1,8 +1,13 @@
-package bridge
+// Package peer is the bridge's side of a cluster of bridges (package
+// cluster carries the messages between them over NATS): the agents other
+// instances hold, as endpoints of the router, and the requests other
+// instances forwarded to the agents this one holds.
+package peer
 
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -10,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
+	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
 
@@ -23,8 +29,8 @@ import (
 // bridge, and the holder only remembers which instance a request came from
 // (a relay), to send the agent's answers back there.
 
-// Peer carries messages to the other instances of a cluster.
-type Peer interface {
+// Carrier carries messages to the other instances of a cluster.
+type Carrier interface {
 	// Deliver sends m to the agent the instance holds.
 	Deliver(instance, agent string, m Forward) error
 	// Answer sends env, a message from the agent this instance holds
@@ -53,7 +59,7 @@ type Forward struct {
 type RemoteAgent struct {
 	Instance               string
 	ID, Dialect, Transport string
-	Status                 Status
+	Status                 directory.Status
 	// Since is when its connection began: the newer of two connections
 	// of one agent wins.
 	Since  time.Time
@@ -61,36 +67,41 @@ type RemoteAgent struct {
 	Topics []string
 }
 
-// ErrNoCluster is returned by the cluster methods of a bridge not in one.
-var ErrNoCluster = errors.New("bridge: not in a cluster")
-
-// JoinCluster makes the bridge the instance self of a cluster whose other
-// instances peer reaches.
-func (b *Bridge) JoinCluster(self string, peer Peer) {
-	b.mu.Lock()
-	b.peer, b.instance, b.relays = peer, self, newRelayTable()
-	b.mu.Unlock()
-	b.dir.SetInstance(self)
+// Cluster is this instance's part in a cluster: the router's endpoints of
+// the agents other instances hold, and the relays of the requests they
+// forwarded here.
+type Cluster struct {
+	r       *route.Router
+	dir     *directory.Directory[route.Endpoint]
+	self    string
+	carrier Carrier
+	log     *slog.Logger
+	events  *event.Stream
+	mu      sync.Mutex
+	remotes map[string]*remote
+	relays  *relayTable
 }
 
-// Instance returns the bridge's name in its cluster, "" when it is in none.
-func (b *Bridge) Instance() string {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.instance
+// Join makes the router's bridge the instance self of a cluster whose
+// other instances carrier reaches: the agents they hold become the
+// router's, and the answers of this instance's agents to requests they
+// forwarded go back to them.
+func Join(r *route.Router, self string, carrier Carrier, log *slog.Logger, events *event.Stream) *Cluster {
+	c := &Cluster{r: r, dir: r.Directory(), self: self, carrier: carrier, log: log, events: events,
+		remotes: map[string]*remote{}, relays: newRelayTable()}
+	c.dir.SetInstance(self)
+	r.SetRelay(c.relayed)
+	return c
 }
 
-func (b *Bridge) clusterPeer() Peer {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.peer
-}
+// Instance returns this instance's name in the cluster.
+func (c *Cluster) Instance() string { return c.self }
 
 // LocalAgents describes the agents this instance holds.
-func (b *Bridge) LocalAgents() []AgentInfo {
-	self := b.Instance()
-	var out []AgentInfo
-	for _, a := range b.dir.Agents("") {
+func (c *Cluster) LocalAgents() []directory.Info {
+	self := c.self
+	var out []directory.Info
+	for _, a := range c.dir.Agents("") {
 		if a.Instance == self && a.Connected {
 			out = append(out, a)
 		}
@@ -101,31 +112,31 @@ func (b *Bridge) LocalAgents() []AgentInfo {
 // RemoteUp records that another instance holds the agent r describes, as
 // connected then: messages for it go there from now on, unless this
 // instance's own connection of the agent is newer.
-func (b *Bridge) RemoteUp(r RemoteAgent) {
-	ep := b.remoteEndpoint(r.Instance, r.ID, r.Transport)
-	a, old, err := b.dir.Bind(r.ID, ep, directory.BindOptions{Dialect: r.Dialect, Instance: r.Instance,
+func (c *Cluster) RemoteUp(r RemoteAgent) {
+	ep := c.remoteEndpoint(r.Instance, r.ID, r.Transport)
+	a, old, err := c.dir.Bind(r.ID, ep, directory.BindOptions{Dialect: r.Dialect, Instance: r.Instance,
 		Transport: r.Transport, Now: r.Since})
 	if errors.Is(err, directory.ErrOlder) {
 		return
 	}
 	if err != nil {
-		b.log.Warn("cluster: remote agent refused", "agent", r.ID, "instance", r.Instance, "error", err)
+		c.log.Warn("cluster: remote agent refused", "agent", r.ID, "instance", r.Instance, "error", err)
 		return
 	}
-	if old != nil && old != endpoint(ep) {
-		if s, ok := old.(*Session); ok {
-			b.log.Info("agent reconnected on another instance", "agent", r.ID, "instance", r.Instance, "was", s.opts.Remote)
+	if old != nil && old != route.Endpoint(ep) {
+		if _, isRemote := old.(*remote); !isRemote {
+			c.log.Info("agent reconnected on another instance", "agent", r.ID, "instance", r.Instance, "was", old.Transport())
 		}
 	}
-	b.dir.Mirror(a, r.Tools, r.Topics)
-	b.dir.SetStatus(a, r.Status, "as its instance "+r.Instance+" says")
+	c.dir.Mirror(a, r.Tools, r.Topics)
+	c.dir.SetStatus(a, r.Status, "as its instance "+r.Instance+" says")
 }
 
 // RemoteDown records that the agent id is no longer reachable through the
 // instance (it disconnected there, or the instance is gone): it takes
 // status, and the requests this instance sent it are answered unavailable.
-func (b *Bridge) RemoteDown(instance, id string, status Status, reason string) {
-	a, ep, ok := b.dir.Lookup(id)
+func (c *Cluster) RemoteDown(instance, id string, status directory.Status, reason string) {
+	a, ep, ok := c.dir.Lookup(id)
 	if !ok || !a.Remote() {
 		return
 	}
@@ -133,35 +144,32 @@ func (b *Bridge) RemoteDown(instance, id string, status Status, reason string) {
 	if !ok || r.instance != instance {
 		return // held elsewhere now
 	}
-	if !b.dir.Unbind(a, ep) {
+	if !c.dir.Unbind(a, ep) {
 		return
 	}
-	b.dir.SetStatus(a, status, reason)
-	for _, p := range b.pending.TakeReceiver(a) {
-		b.fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s became unreachable before answering (%s)", id, reason))
+	c.dir.SetStatus(a, status, reason)
+	for _, p := range c.r.Requests().TakeReceiver(a) {
+		c.r.Fail(p, canonical.ErrUnavailable, fmt.Sprintf("agent %s became unreachable before answering (%s)", id, reason))
 	}
 }
 
 // InstanceDown records that the instance is gone: every agent it held is
 // UNAVAILABLE.
-func (b *Bridge) InstanceDown(instance, reason string) {
-	for _, a := range b.dir.HeldBy(instance) {
-		b.RemoteDown(instance, a.ID(), StatusUnavailable, reason)
+func (c *Cluster) InstanceDown(instance, reason string) {
+	for _, a := range c.dir.HeldBy(instance) {
+		c.RemoteDown(instance, a.ID(), directory.StatusUnavailable, reason)
 	}
 }
 
 // remoteEndpoint returns the endpoint of the agent id held by instance,
 // the same one for as long as it is held there.
-func (b *Bridge) remoteEndpoint(instance, id, transport string) *remote {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.remotes == nil {
-		b.remotes = map[string]*remote{}
-	}
-	r := b.remotes[id]
+func (c *Cluster) remoteEndpoint(instance, id, transport string) *remote {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.remotes[id]
 	if r == nil || r.instance != instance {
-		r = &remote{b: b, instance: instance, agent: id, transport: transport}
-		b.remotes[id] = r
+		r = &remote{c: c, instance: instance, agent: id, transport: transport}
+		c.remotes[id] = r
 	}
 	return r
 }
@@ -170,37 +178,33 @@ func (b *Bridge) remoteEndpoint(instance, id, transport string) *remote {
 // this instance holds. A request is remembered, so that the agent's answers
 // go back to origin. What goes wrong is answered to origin as the agent's
 // failure.
-func (b *Bridge) DeliverLocal(origin, agent string, m Forward) error {
-	p := b.clusterPeer()
-	if p == nil {
-		return ErrNoCluster
-	}
-	a, ep, ok := b.dir.Lookup(agent)
-	s, local := ep.(*Session)
-	if !ok || !local || a.Remote() {
-		b.relayFailure(origin, agent, m, &canonical.Error{Code: canonical.ErrUnavailable,
-			Message: fmt.Sprintf("agent %s is not connected to instance %s", agent, b.Instance())})
+func (c *Cluster) DeliverLocal(origin, agent string, m Forward) error {
+	a, ep, ok := c.dir.Lookup(agent)
+	_, isRemote := ep.(*remote)
+	if !ok || ep == nil || isRemote || a.Remote() {
+		c.relayFailure(origin, agent, m, &canonical.Error{Code: canonical.ErrUnavailable,
+			Message: fmt.Sprintf("agent %s is not connected to instance %s", agent, c.self)})
 		return nil
 	}
-	o := &outgoing{env: m.Env, from: m.From, final: m.Final, answer: m.Answer, atLeast: m.AtLeast, byBridge: m.ByBridge}
-	request := isRequest(m.Env.Act)
+	o := &route.Outgoing{Env: m.Env, From: m.From, Final: m.Final, Answer: m.Answer, AtLeast: m.AtLeast, ByBridge: m.ByBridge}
+	request := route.IsRequest(m.Env.Act)
 	if request {
-		b.relays.add(m.Env.ID, origin, correlation.TimeoutFor(m.Env, b.timeout, time.Now()))
-		o.failed = func(reason error) {
+		c.relays.add(m.Env.ID, origin, correlation.TimeoutFor(m.Env, c.r.RequestTimeout(), time.Now()))
+		o.Failed = func(reason error) {
 			code := canonical.ErrUnavailable
 			if reason == delivery.ErrExpired {
 				code = canonical.ErrTimeout
 			}
-			b.relays.take(m.Env.ID)
-			b.relayFailure(origin, agent, m, &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", agent, reason)})
+			c.relays.take(m.Env.ID)
+			c.relayFailure(origin, agent, m, &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", agent, reason)})
 		}
 	}
-	if _, e := s.deliver(o); e != nil {
+	if _, e := ep.Deliver(o); e != nil {
 		if request {
-			b.relays.take(m.Env.ID)
-			b.relayFailure(origin, agent, m, e)
+			c.relays.take(m.Env.ID)
+			c.relayFailure(origin, agent, m, e)
 		} else {
-			b.log.Warn("forwarded message not delivered", "receiver", agent, "origin", origin, "act", m.Env.Act, "error", e.Message)
+			c.log.Warn("forwarded message not delivered", "receiver", agent, "origin", origin, "act", m.Env.Act, "error", e.Message)
 		}
 	}
 	return nil
@@ -208,45 +212,43 @@ func (b *Bridge) DeliverLocal(origin, agent string, m Forward) error {
 
 // relayFailure answers a request forwarded by origin with e, as the
 // agent's failure; other messages are only logged.
-func (b *Bridge) relayFailure(origin, agent string, m Forward, e *canonical.Error) {
-	if !isRequest(m.Env.Act) {
-		b.log.Warn("forwarded message not delivered", "receiver", agent, "origin", origin, "act", m.Env.Act, "error", e.Message)
+func (c *Cluster) relayFailure(origin, agent string, m Forward, e *canonical.Error) {
+	if !route.IsRequest(m.Env.Act) {
+		c.log.Warn("forwarded message not delivered", "receiver", agent, "origin", origin, "act", m.Env.Act, "error", e.Message)
 		return
 	}
-	env := &canonical.Envelope{Act: actFor(e.Code), Sender: canonical.Party{ID: agent}, Outcome: canonical.OutcomeFailure, Error: e,
+	env := &canonical.Envelope{Act: route.ActFor(e.Code), Sender: canonical.Party{ID: agent}, Outcome: canonical.OutcomeFailure, Error: e,
 		InReplyTo: m.Env.ID, CorrelationID: m.Env.ID, TaskID: m.Env.ID, Trace: m.Env.Trace}
-	if err := b.clusterPeer().Answer(origin, agent, env); err != nil {
-		b.log.Warn("cluster: failure not sent back", "origin", origin, "agent", agent, "error", err)
+	if err := c.carrier.Answer(origin, agent, env); err != nil {
+		c.log.Warn("cluster: failure not sent back", "origin", origin, "agent", agent, "error", err)
 	}
 }
 
 // FromRemote handles env, a message of the agent another instance holds
 // about a request of this instance's (its answer, an accept, progress), as
 // that instance relayed it.
-func (b *Bridge) FromRemote(instance, agent string, env *canonical.Envelope) {
-	a, ep, ok := b.dir.Lookup(agent)
+func (c *Cluster) FromRemote(instance, agent string, env *canonical.Envelope) {
+	a, ep, ok := c.dir.Lookup(agent)
 	r, remoteEP := ep.(*remote)
 	if !ok || !remoteEP || r.instance != instance {
 		// The agent is held elsewhere now; its answer still answers.
-		r = b.remoteEndpoint(instance, agent, "")
+		r = c.remoteEndpoint(instance, agent, "")
 	}
 	if ok && a.Remote() {
-		b.dir.HeardFrom(a)
+		c.dir.HeardFrom(a)
 	}
-	b.submit(r, env)
+	c.r.Submit(r, env)
 }
 
 // relayed sends env, a message of the local agent a about a request
 // another instance forwarded, back to that instance, and reports whether
 // env was about such a request.
-func (b *Bridge) relayed(a *agent, env *canonical.Envelope) bool {
-	b.mu.RLock()
-	relays := b.relays
-	b.mu.RUnlock()
-	if relays == nil || a.Remote() {
+func (c *Cluster) relayed(a *route.Agent, env *canonical.Envelope) bool {
+	relays := c.relays
+	if a.Remote() {
 		return false
 	}
-	final := isFinal(env.Act)
+	final := route.IsFinal(env.Act)
 	for _, token := range [...]string{env.InReplyTo, env.CorrelationID, env.TaskID} {
 		if token == "" {
 			continue
@@ -255,8 +257,8 @@ func (b *Bridge) relayed(a *agent, env *canonical.Envelope) bool {
 		if !ok {
 			continue
 		}
-		if err := b.clusterPeer().Answer(origin, a.ID(), env); err != nil {
-			b.log.Warn("cluster: answer not relayed", "origin", origin, "agent", a.ID(), "error", err)
+		if err := c.carrier.Answer(origin, a.ID(), env); err != nil {
+			c.log.Warn("cluster: answer not relayed", "origin", origin, "agent", a.ID(), "error", err)
 		}
 		return true
 	}
@@ -266,7 +268,7 @@ func (b *Bridge) relayed(a *agent, env *canonical.Envelope) bool {
 // remote is the endpoint of an agent another instance holds: what is
 // delivered to it is forwarded to that instance.
 type remote struct {
-	b               *Bridge
+	c               *Cluster
 	instance, agent string
 	transport       string
 }
@@ -278,45 +280,42 @@ func (r *remote) Transport() string {
 	return "cluster"
 }
 
-func (r *remote) bound() *agent {
-	a, _, _ := r.b.dir.Lookup(r.agent)
+func (r *remote) Bound() *route.Agent {
+	a, _, _ := r.c.dir.Lookup(r.agent)
 	return a
 }
 
 // prompt is false: a peer bridge's message is handled by the cluster's
 // subscriber, which has more to read.
-func (r *remote) prompt() bool { return false }
+func (r *remote) Prompt() bool { return false }
 
-func (r *remote) deliver(o *outgoing) (*delivery.Outbound, *canonical.Error) {
-	p := r.b.clusterPeer()
-	if p == nil {
-		return nil, &canonical.Error{Code: canonical.ErrUnavailable, Message: "the bridge left its cluster"}
-	}
-	m := Forward{Env: o.env, From: o.from, Final: o.final, Answer: o.answer, AtLeast: o.atLeast, ByBridge: o.byBridge}
+func (r *remote) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Error) {
+	p := r.c.carrier
+	m := Forward{Env: o.Env, From: o.From, Final: o.Final, Answer: o.Answer, AtLeast: o.AtLeast, ByBridge: o.ByBridge}
 	if err := p.Deliver(r.instance, r.agent, m); err != nil {
 		return nil, &canonical.Error{Code: canonical.ErrUnavailable,
 			Message: fmt.Sprintf("agent %s is held by instance %s, which cannot be reached: %v", r.agent, r.instance, err)}
 	}
-	if o.sent != nil {
-		o.sent()
+	if o.Sent != nil {
+		o.Sent()
 	}
 	return nil, nil
 }
 
 // refuse answers a message of the remote agent the bridge refuses: the
 // refusal goes to the agent through its instance.
-func (r *remote) refuse(env *canonical.Envelope, e *canonical.Error) Receipt {
-	r.b.events.Emit(event.Event{Kind: event.Refused, Env: env, Err: e, Agent: r.agent, Transport: r.Transport()})
+func (r *remote) Refuse(env *canonical.Envelope, e *canonical.Error) route.Receipt {
+	r.c.events.Emit(event.Event{Kind: event.Refused, Env: env, Err: e, Agent: r.agent, Transport: r.Transport()})
 	if env == nil {
-		return Receipt{Err: e}
+		return route.Receipt{Err: e}
 	}
-	reply := &canonical.Envelope{Act: actFor(e.Code), Sender: canonical.Party{ID: r.b.id}, Outcome: canonical.OutcomeFailure, Error: e,
+	reply := &canonical.Envelope{Act: route.ActFor(e.Code), Sender: canonical.Party{ID: r.c.r.ID()}, Outcome: canonical.OutcomeFailure, Error: e,
 		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: r.agent},
-		InReplyTo: firstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID), CorrelationID: env.CorrelationID, TaskID: env.TaskID}
-	if _, err := r.deliver(&outgoing{env: reply, final: true, byBridge: true}); err != nil {
-		r.b.log.Warn("refusal not delivered", "agent", r.agent, "error", err.Message)
+		InReplyTo: correlation.FirstOf(env.ReplyWith, env.ID, env.TaskID, env.CorrelationID), CorrelationID: env.CorrelationID, TaskID: env.TaskID}
+	if _, err := r.Deliver(&route.Outgoing{Env: reply, Final: true, ByBridge: true}); err != nil {
+		r.c.log.Warn("refusal not delivered", "agent", r.agent, "error", err.Message)
 	}
-	return Receipt{Err: e}
+	return route.Receipt{Err: e}
 }
 
 // relayTable remembers, at the instance that holds an agent, which
