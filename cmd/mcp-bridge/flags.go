@@ -8,6 +8,13 @@ import (
 	"strings"
 )
 
+// Exit codes.
+const (
+	exitOK      = 0 // success
+	exitInvalid = 1 // invalid input, or data lost under --strict
+	exitUsage   = 2 // bad command line
+)
+
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints its usage to w.
 func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {

@@ -9,13 +9,6 @@ import (
 	"sort"
 )
 
-// Exit codes.
-const (
-	exitOK      = 0 // success
-	exitInvalid = 1 // invalid input, or data lost under --strict
-	exitUsage   = 2 // bad command line
-)
-
 // command is one subcommand of the binary.
 type command struct {
 	summary string
