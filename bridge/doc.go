@@ -1,10 +1,11 @@
-// Package bridge is the run-time core of mcp-bridge: it keeps the registry
-// of agents, receives their messages from the transports, routes each one to
-// its receivers in their own dialects, correlates replies back to the
-// requester, and answers bad input in the sender's dialect.
-//
-// A transport attaches each connection as a Link and hands every frame it
-// reads to the resulting Session; the bridge never imports a transport.
+// Package bridge is the front of mcp-bridge's run-time core: transports
+// attach their connections here, and each becomes a Session, which reads,
+// checks and decodes the frames the transport hands it, passes the
+// envelopes to the router (package route: routing, correlation, retries,
+// the call API), and encodes and queues what the router delivers to it,
+// answering bad input in the sender's own dialect. The bridge also feeds
+// the agents' health (package health), joins a cluster (package peer) and
+// shuts down gracefully; it never imports a transport.
 //
 // Whatever watches the bridge subscribes to its event stream (package
 // event, Bridge.Subscribe): the message log (package msglog) and the
