@@ -80,8 +80,11 @@ type Options struct {
 	// Guard, when set, checks every received message before it is
 	// routed, and stamps the messages sent (tokens, rates).
 	Guard Guard
-	// Tracer, when set, follows every message as trace spans.
-	Tracer Tracer
+	// Tracer, when set, follows every message as trace spans: a
+	// subscriber of the event stream that wants its span slots (package
+	// tracing), told of each event before the message log and the metrics,
+	// so that their lines carry the spans' traces.
+	Tracer event.Subscriber
 }
 
 // The defaults of Options.
@@ -118,7 +121,6 @@ type Bridge struct {
 	redactor      *redact.Redactor
 	events        event.Stream // what watches the bridge (observe.go)
 	guard         Guard        // nil: none
-	tracer        Tracer       // nil: no spans
 
 	// The router's tables, for the sessions.
 	dir     *directory.Directory[endpoint]
@@ -153,7 +155,6 @@ func New(opts Options) (*Bridge, error) {
 		queuePerAgent: opts.QueuePerAgent,
 		log:           opts.Logger,
 		guard:         opts.Guard,
-		tracer:        opts.Tracer,
 		sessions:      map[*Session]struct{}{},
 		redactor:      &redact.Redactor{},
 		stopped:       make(chan struct{}),
@@ -188,6 +189,9 @@ func New(opts Options) (*Bridge, error) {
 		return nil, err
 	}
 	b.metrics = m
+	if opts.Tracer != nil {
+		b.events.Subscribe(opts.Tracer)
+	}
 	b.events.Subscribe(msglog.New(b.log, b.redactor))
 	b.events.Subscribe(m)
 	timeout := opts.RequestTimeout
@@ -197,7 +201,7 @@ func New(opts Options) (*Bridge, error) {
 	b.r, err = route.New(route.Config{ID: b.id, Registry: opts.Registry, Mappings: opts.Mappings,
 		RequestTimeout: timeout, DedupeWindow: opts.DedupeWindow, DedupeEntries: opts.DedupeEntries,
 		DedupeAnswers: opts.DedupeAnswers, PendingRequests: opts.PendingRequests, Retry: retries, Breaker: breakers,
-		Logger: b.log, Metrics: m, Events: &b.events, Redactor: b.redactor, Tracer: opts.Tracer})
+		Logger: b.log, Metrics: m, Events: &b.events, Redactor: b.redactor})
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,10 @@ func (b *Bridge) Subscribe(s event.Subscriber) (stop func()) { return b.events.S
 // sensitive.
 func (b *Bridge) Redactor() *redact.Redactor { return b.redactor }
 
-// received tells of a message read from the session, its frame (nil for
-// a link of envelopes) of size bytes.
-func (s *Session) received(env *canonical.Envelope, size int, frame []byte) {
+// received tells of a message read from the session at start, its frame
+// (nil for a link of envelopes) of size bytes; when traced is not nil
+// (spans are wanted), the span slots are env's trace and traced.
+func (s *Session) received(env *canonical.Envelope, size int, frame []byte, start time.Time, traced *func(*canonical.Error)) {
 	b := s.b
 	if env.Act == canonical.ActNeedsInput {
 		b.redactor.Learn(env)
@@ -32,7 +33,11 @@ func (s *Session) received(env *canonical.Envelope, size int, frame []byte) {
 		return
 	}
 	agent, dialect := s.labels()
-	b.events.Emit(event.Event{Kind: event.Received, Env: env, Frame: frame, Size: size, Agent: agent, Dialect: dialect, Transport: s.link.Transport()})
+	e := event.Event{Kind: event.Received, Time: start, Env: env, Frame: frame, Size: size, Agent: agent, Dialect: dialect, Transport: s.link.Transport()}
+	if traced != nil {
+		e.Trace, e.End = &env.Trace, traced
+	}
+	b.events.Emit(e)
 }
 
 // report puts losses in words when a subscriber wants it

@@ -277,18 +277,22 @@ func (s *Session) receive(frame []byte) Receipt {
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
-	var traced func(*canonical.Error)
-	if t := b.tracer; t != nil {
-		traced = s.traceReceived(t, env, codec.Name(), start)
+	// The span slot is made only when spans are wanted: a local variable
+	// whose address went into the event would cost every message an
+	// allocation.
+	var traced *func(*canonical.Error)
+	if b.events.Wants(event.Spans) {
+		s.traceParent(env)
+		traced = new(func(*canonical.Error))
 	}
 	a := s.Bound()
 	if a != nil && !s.opts.Ephemeral {
 		b.dir.HeardFrom(a)
 	}
-	s.received(env, len(frame), frame)
+	s.received(env, len(frame), frame, start, traced)
 	r := b.r.Submit(s, env)
-	if traced != nil {
-		traced(r.Err)
+	if traced != nil && *traced != nil {
+		(*traced)(r.Err)
 	}
 	s.handled(start, r)
 	return r
@@ -310,7 +314,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	if a := s.Bound(); a != nil {
 		b.dir.HeardFrom(a)
 	}
-	s.received(env, 0, nil)
+	s.received(env, 0, nil, start, nil)
 	r := b.r.Submit(s, env)
 	s.handled(start, r)
 	return r
@@ -466,13 +470,14 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 		}()
 	}
 	var traced func(error)
-	if t := b.tracer; t != nil {
-		to := "anonymous"
-		if a != nil {
-			to = a.ID()
-		}
-		env.Trace, traced = t.Deliver(o.Env.Trace, env, to, dialect)
+	spans := b.events.Wants(event.Spans)
+	if spans {
+		slot := new(func(error)) // not &traced: see receive
+		b.events.Emit(event.Event{Kind: event.Delivering, Env: env, Source: o.Env, From: o.From, Agent: idOf(a), Dialect: dialect,
+			Trace: &env.Trace, EndDelivery: slot})
+		traced = *slot
 	}
+	var encoding time.Duration
 	if !s.opts.Envelopes {
 		if g := b.guard; g != nil && a != nil {
 			if c := g.Stamp(codec.Name(), env.Sender.ID, a.ID()); c != "" {
@@ -480,14 +485,18 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 			}
 		}
 		var began time.Time
-		if traced != nil {
+		if spans {
 			began = time.Now()
 		}
 		res, err := b.r.Rules().Translator.Encode(make([]byte, 0, encodedSize(env)), o.From, codec.Name(), env, translate.Options{CanonicalIDs: true})
-		if traced != nil {
-			b.tracer.Translated(env.Trace, o.From, codec.Name(), began, err)
+		if spans {
+			encoding = time.Since(began)
 		}
 		if err != nil {
+			if spans {
+				b.events.Emit(event.Event{Kind: event.Failed, Env: env, Source: o.Env, From: o.From, Reason: err, Duration: encoding,
+					Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport(), Trace: &env.Trace})
+			}
 			if traced != nil {
 				traced(err)
 			}
@@ -523,7 +532,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	if o.Answer && it.Level < o.AtLeast {
 		b.r.Boost(it, o.AtLeast, o.Env)
 	}
-	seq := s.queuedEvents(o, env, a, dialect, losses, it)
+	seq := s.queuedEvents(o, env, a, dialect, losses, it, encoding, spans)
 	if traced != nil {
 		sent, failed := it.Sent, it.Failed
 		it.Sent = func() { traced(nil); sent() }
@@ -542,10 +551,11 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 }
 
 // queuedEvents tells of o's message translated for the session as env
-// (the agent a of dialect), with the losses of its translation, and has
-// the item it is queued as tell of its delivery or failure. It returns the
-// message's event.Seq, 0 when nobody listens.
-func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item) uint64 {
+// (the agent a of dialect), with the losses of its translation and, when
+// spans are wanted, the time its encoding took, and has the item it is
+// queued as tell of its delivery or failure. It returns the message's
+// event.Seq, 0 when nobody listens.
+func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item, encoding time.Duration, spans bool) uint64 {
 	b := s.b
 	then := o.Sent
 	if !b.events.Active() {
@@ -556,8 +566,12 @@ func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *ag
 	}
 	seq := b.events.NextSeq()
 	to, transport := idOf(a), s.link.Transport()
-	b.events.Emit(event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.Env, Losses: losses, Report: s.report(losses),
-		Frame: it.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport})
+	e := event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.Env, From: o.From, Losses: losses, Report: s.report(losses),
+		Frame: it.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport}
+	if spans {
+		e.Duration, e.Trace = encoding, &env.Trace
+	}
+	b.events.Emit(e)
 	n := event.NoteOf(o.Env)
 	frame, byBridge := it.Out.Frame, o.ByBridge
 	it.Sent = func() {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/tracing"
 	"go.opentelemetry.io/otel/trace"
@@ -23,10 +23,10 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(o *options) { o.tp = tp }
 }
 
-// tracer is the bridge's Tracer: nil when tracing is off (the bridge then
+// tracer is the bridge's Tracer, a subscriber of its events: nil when tracing is off (the bridge then
 // makes no spans at all); on a provider given to New, or one the config's
 // tracing.exporter makes, which Run flushes and stops at the end.
-func (s *Server) tracer(cfg *config.Config, o options) (bridge.Tracer, error) {
+func (s *Server) tracer(cfg *config.Config, o options) (event.Subscriber, error) {
 	if o.tp != nil {
 		return tracing.New(o.tp), nil
 	}

@@ -16,6 +16,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"go.opentelemetry.io/otel/attribute"
@@ -156,7 +157,7 @@ func ended(s trace.Span) func(e *canonical.Error) {
 	}
 }
 
-// Received implements bridge.Tracer: the span of a message read from a
+// Received is the span of a message read from a
 // connection, from start, child of the trace the message carries.
 func (t *Tracer) Received(env *canonical.Envelope, dialect, transport string, start time.Time) (canonical.Trace, func(*canonical.Error)) {
 	s, tr := t.start(env.Trace, "receive "+string(env.Act), trace.SpanKindServer, start,
@@ -166,7 +167,7 @@ func (t *Tracer) Received(env *canonical.Envelope, dialect, transport string, st
 	return keep(tr, env.Trace), ended(s)
 }
 
-// Request implements bridge.Tracer: the span of a request delivered to the
+// Request is the span of a request delivered to the
 // agent to, until its answer.
 func (t *Tracer) Request(parent canonical.Trace, env *canonical.Envelope, to string) (canonical.Trace, func(*canonical.Error)) {
 	op := env.Operation.Name
@@ -179,7 +180,7 @@ func (t *Tracer) Request(parent canonical.Trace, env *canonical.Envelope, to str
 	return keep(tr, parent), ended(s)
 }
 
-// Deliver implements bridge.Tracer: the span of a message's delivery to
+// Deliver is the span of a message's delivery to
 // the agent to, until its connection took it.
 func (t *Tracer) Deliver(parent canonical.Trace, env *canonical.Envelope, to, dialect string) (canonical.Trace, func(error)) {
 	s, tr := t.start(parent, "deliver "+string(env.Act), trace.SpanKindProducer, time.Time{},
@@ -193,7 +194,7 @@ func (t *Tracer) Deliver(parent canonical.Trace, env *canonical.Envelope, to, di
 	}
 }
 
-// Translated implements bridge.Tracer: the span of a message's
+// Translated records the span of a message's
 // translation from one dialect into another, from start until now.
 func (t *Tracer) Translated(parent canonical.Trace, from, to string, start time.Time, err error) {
 	if from == "" {
@@ -205,4 +206,41 @@ func (t *Tracer) Translated(parent canonical.Trace, from, to string, start time.
 		s.SetStatus(codes.Error, err.Error())
 	}
 	s.End()
+}
+
+// Wants asks the bridge for the span slots of its events.
+func (t *Tracer) Wants() event.Want { return event.Spans }
+
+// Handle makes the bridge's spans from its events: the receipt of each
+// frame read from a connection, each request until its answer, each
+// delivery until the connection took the message, each translation.
+// Each span's trace is written into the event's Trace slot, so that the
+// message carries it on and its receiver can continue the trace.
+func (t *Tracer) Handle(e event.Event) {
+	switch e.Kind {
+	case event.Received:
+		if e.Trace != nil && e.End != nil {
+			*e.Trace, *e.End = t.Received(e.Env, e.Dialect, e.Transport, e.Time)
+		}
+	case event.Requested:
+		if e.Trace != nil && e.End != nil {
+			*e.Trace, *e.End = t.Request(*e.Trace, e.Env, e.To)
+		}
+	case event.Delivering:
+		if e.Trace != nil && e.EndDelivery != nil {
+			to := e.Agent
+			if to == "" {
+				to = "anonymous"
+			}
+			*e.Trace, *e.EndDelivery = t.Deliver(*e.Trace, e.Env, to, e.Dialect)
+		}
+	case event.Translated:
+		if e.Trace != nil {
+			t.Translated(*e.Trace, e.From, e.Dialect, e.Time.Add(-e.Duration), nil)
+		}
+	case event.Failed:
+		if e.Trace != nil {
+			t.Translated(*e.Trace, e.From, e.Dialect, e.Time.Add(-e.Duration), e.Reason)
+		}
+	}
 }

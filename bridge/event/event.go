@@ -19,9 +19,11 @@ type Kind uint8
 // The kinds of Event, with the fields each sets (besides Kind and Time).
 const (
 	// Received: a frame read from a connection was decoded, checked and
-	// its agent ids made canonical; it is about to be routed. Env, Frame
-	// (nil for a link of envelopes), Size, and the sender's connection:
-	// Agent ("" while it named none), Dialect, Transport.
+	// its agent ids made canonical; it is about to be routed. Time is when
+	// it arrived. Env, Frame (nil for a link of envelopes), Size, and the
+	// sender's connection: Agent ("" while it named none), Dialect,
+	// Transport; for a frame, while a subscriber Wants Spans, the span
+	// slots Trace and End.
 	Received Kind = iota + 1
 	// Handled: routing a received message is done. Duration (from the
 	// frame's arrival), Err (the refusal, if any).
@@ -33,16 +35,20 @@ const (
 	// Translated: a message was encoded for its receiver and queued. Seq
 	// (which its Delivered or Failed repeats), Env (the message as queued
 	// for the receiver: valid during Handle only), Source (the envelope it
-	// was made from), Losses (valid during Handle only), Report (when
-	// wanted), Frame, ByBridge, and the receiver's connection: Agent,
-	// Dialect, Transport ("call" for the call API).
+	// was made from), From, Losses (valid during Handle only), Report
+	// (when wanted), Frame, ByBridge, and the receiver's connection:
+	// Agent, Dialect, Transport ("call" for the call API); while a
+	// subscriber Wants Spans, Duration (the encoding's) and Trace.
 	Translated
 	// Delivered: the receiver's link took the message. Seq, Note, Frame,
 	// ByBridge, and the receiver's Agent, Dialect, Transport.
 	Delivered
 	// Failed: a queued message was never delivered (it expired, the
 	// connection failed or closed, a write timed out). Seq, Note, Reason,
-	// and the receiver's Agent, Dialect, Transport.
+	// and the receiver's Agent, Dialect, Transport. While a subscriber
+	// Wants Spans, also a message that could not be encoded for its
+	// receiver: then Env, From, Duration (the encoding's) and Trace are
+	// set too, and no Translated came before.
 	Failed
 	// Dropped: a mapping's act policy dropped the message, as the
 	// receiver's dialect cannot express its act. Env, Source, Losses,
@@ -55,10 +61,10 @@ const (
 	// sender's Agent (its id, "unknown" when it named none), Dialect,
 	// Transport.
 	Refused
-	// Answered: a request was closed by its final answer, or by the
-	// bridge's error in its place (ByBridge, Err). Agent is the requester
-	// (its canonical id), To the receiver, Duration the time since the
-	// request was opened.
+	// Answered: a request was closed by its final answer (Err: the error
+	// it carries, if any), or by the bridge's error in its place
+	// (ByBridge, Err). Agent is the requester (its canonical id), To the
+	// receiver, Duration the time since the request was opened.
 	Answered
 	// Expired: a request had no answer in time; an Answered with the
 	// bridge's timeout error follows. Agent is the requester, To the
@@ -73,10 +79,19 @@ const (
 	// Status: an agent's status changed (Status, Previous, Why), or
 	// the agent was forgotten (Status empty). Agent.
 	Status
+	// Requested: a request is about to go to its receiver. Env (the
+	// request), Agent (the requester), To (the receiver), and the span
+	// slots Trace and End. Emitted only while a subscriber Wants Spans.
+	Requested
+	// Delivering: a message is about to be encoded for its receiver. Env
+	// (the receiver's copy: valid during Handle only), Source, From, the
+	// receiver's Agent and Dialect, and the span slots Trace and
+	// EndDelivery. Emitted only while a subscriber Wants Spans.
+	Delivering
 )
 
 var kindNames = [...]string{"", "received", "handled", "copied", "translated", "delivered", "failed",
-	"dropped", "refused", "answered", "expired", "late", "duplicate", "status"}
+	"dropped", "refused", "answered", "expired", "late", "duplicate", "status", "requested", "delivering"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k != 0 {
@@ -97,8 +112,10 @@ type Event struct {
 	Seq uint64
 	// Env is the message; Source the envelope it was made from (the
 	// message as received, or as the bridge keeps it for retries); Copy
-	// the copy of Env (Copied).
+	// the copy of Env (Copied). From is the dialect the message was
+	// decoded from ("" for the bridge's own and the call API's).
 	Env, Source, Copy *canonical.Envelope
+	From              string
 	// Note is what a delivered or failed message said of itself when it
 	// was queued.
 	Note Note
@@ -129,6 +146,16 @@ type Event struct {
 	// Status and Previous are an agent's new and old status; Why says
 	// why it changed.
 	Status, Previous, Why string
+	// The span slots, set only while a subscriber Wants Spans (Received,
+	// Requested, Delivering, and Translated and Failed for Trace). Trace
+	// points to the trace the message carries: a subscriber that makes
+	// spans may set it to its span's, which the message carries from then
+	// on, and set *End (Received, Requested) or *EndDelivery (Delivering)
+	// to what ends that span; the core calls it once, with the outcome.
+	// At most one subscriber fills them.
+	Trace       *canonical.Trace
+	End         *func(*canonical.Error)
+	EndDelivery *func(error)
 }
 
 // Note is what a log line says of a message: the message's envelope may

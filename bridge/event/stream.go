@@ -32,6 +32,9 @@ const (
 	Reports
 	// Failures: the Failed events.
 	Failures
+	// Spans: the span slots, the Requested and Delivering events, and the
+	// time each encoding took.
+	Spans
 )
 
 // Wanter is implemented by a subscriber that wants optional parts.

@@ -45,7 +45,6 @@ type Config struct {
 	Metrics         *metrics.Metrics
 	Events          *event.Stream
 	Redactor        *redact.Redactor
-	Tracer          Tracer
 }
 
 // The defaults of Config.
@@ -64,7 +63,6 @@ type Router struct {
 	metrics   *metrics.Metrics
 	events    *event.Stream
 	redactor  *redact.Redactor
-	tracer    Tracer // nil: no spans
 	dedupe    *dedupe.Table
 	dir       *directory.Directory[Endpoint]
 	pending   *correlation.Table[Endpoint, *Agent]
@@ -86,7 +84,7 @@ func New(c Config) (*Router, error) {
 		return nil, errors.New("route: Config needs a Registry, Mappings, a Logger, Metrics, Events and a Redactor")
 	}
 	r := &Router{id: c.ID, timeout: cmp.Or(c.RequestTimeout, DefaultRequestTimeout), log: c.Logger, metrics: c.Metrics, events: c.Events,
-		redactor: c.Redactor, tracer: c.Tracer, dir: directory.New[Endpoint](),
+		redactor: c.Redactor, dir: directory.New[Endpoint](),
 		pending: correlation.NewTable[Endpoint, *Agent](cmp.Or(max(c.PendingRequests, 0), DefaultPendingRequests))}
 	r.rules.Store(newRules(c.Registry, c.Mappings, 0))
 	r.res = resilient{r: r, policy: c.Retry, breakers: c.Breaker}

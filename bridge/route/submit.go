@@ -93,7 +93,7 @@ func (r *Router) answered(p *Request, env *canonical.Envelope, prompt bool) {
 		}
 	}
 	if final {
-		r.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start)})
+		r.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start), Err: env.Error})
 	}
 	out := *env
 	r.copied(env, &out)
@@ -156,8 +156,8 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 		Priority: env.Priority, Level: delivery.LevelOf(env.Priority),
 	}
 	p.DedupeKey = first
-	if tr := r.tracer; tr != nil {
-		p.Trace, p.Span = tr.Request(env.Trace, env, t.Agent.ID())
+	if r.events.Wants(event.Spans) {
+		r.events.Emit(event.Event{Kind: event.Requested, Env: env, Agent: env.Sender.ID, To: t.Agent.ID(), Trace: &p.Trace, End: &p.Span})
 	}
 	d := correlation.TimeoutFor(env, r.timeout, now)
 	// A request with the task id of its requester's open one takes over
@@ -284,7 +284,7 @@ func (r *Router) reply(p *Request, e *canonical.Error) {
 // when traces are on, else a fresh span id (collab: "SpanID: unique per
 // message").
 func (r *Router) restore(p *Request, env *canonical.Envelope) {
-	if p.Restore(env) && r.tracer == nil {
+	if p.Restore(env) && !r.events.Wants(event.Spans) {
 		env.Trace.SpanID = canonical.NewSpanID()
 	}
 }
