@@ -87,7 +87,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		return nil, err
 	}
 	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
-		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or auth.jwt), or mcp.enabled: false", cfg.Listen)
+		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or mcp.oauth, or auth.jwt), or mcp.enabled: false", cfg.Listen)
 	}
 	if cfg.UIOn() && len(cfg.ConsoleTokens()) == 0 && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("ui.enabled: the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", cfg.Listen)
