@@ -25,18 +25,23 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/trust"
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
-
-const asURL = "https://auth.example/realms/agents"
 
 // authServer stands for an OAuth authorization server: keys made in the
 // test, their JWKS served on loopback, and tokens it mints.
 type authServer struct {
-	t    *testing.T
-	rsa  *rsa.PrivateKey
-	ec   *ecdsa.PrivateKey
-	jwks string // the URL of its JWKS
+	t      *testing.T
+	rsa    *rsa.PrivateKey
+	ec     *ecdsa.PrivateKey
+	issuer string // its URL: its metadata, /token (client credentials) and /jwks
+	jwks   string // the URL of its JWKS
+	// audience is the aud of the tokens /token mints, as an audience
+	// mapper sets it.
+	audience string
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -55,20 +60,30 @@ func newAuthServer(t *testing.T) *authServer {
 		{"kty": "RSA", "kid": "r1", "alg": "RS256", "use": "sig", "n": b64(rk.N.Bytes()), "e": b64(big.NewInt(int64(rk.E)).Bytes())},
 		{"kty": "EC", "kid": "e1", "crv": "P-256", "x": b64(point[1:33]), "y": b64(point[33:])},
 	}})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/jwk-set+json")
 		_, _ = w.Write(set)
-	}))
+	})
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": a.issuer, "token_endpoint": a.issuer + "/token",
+			"jwks_uri": a.jwks, "grant_types_supported": []string{"client_credentials"},
+			"token_endpoint_auth_methods_supported": []string{"client_secret_basic"}, "response_types_supported": []string{"code"},
+			"code_challenge_methods_supported": []string{"S256"}})
+	})
+	mux.HandleFunc("POST /token", a.tokenEndpoint)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	a.jwks = srv.URL
+	a.issuer, a.jwks = srv.URL, srv.URL+"/jwks"
 	return a
 }
 
 // oauth is the face's OAuth of this server, for resource ("": the
 // request's), requiring scopes.
 func (a *authServer) oauth(resource string, required ...string) *OAuth {
-	v := trust.NewAccessVerifier(trust.FetchedKeySet(a.jwks, nil), asURL)
-	return &OAuth{Resource: resource, ResourceName: "test bridge", AuthorizationServers: []string{asURL},
+	v := trust.NewAccessVerifier(trust.FetchedKeySet(a.jwks, nil), a.issuer)
+	return &OAuth{Resource: resource, ResourceName: "test bridge", AuthorizationServers: []string{a.issuer},
 		ScopesSupported: []string{"tools.read", "tools.call"}, RequiredScopes: required,
 		Verify: func(ctx context.Context, token, resource string) (*Grant, error) {
 			g, r := v.Verify(ctx, token, resource)
@@ -79,11 +94,11 @@ func (a *authServer) oauth(resource string, required ...string) *OAuth {
 		}}
 }
 
-// claims are an access token's claims, valid for an hour, for aud,
-// granting scope; extra pairs add or (nil) remove claims.
-func claims(sub, aud, scope string, extra ...any) jwt.MapClaims {
+// claims are the claims of an access token of a, valid for an hour, for
+// aud, granting scope; extra pairs add or (nil) remove claims.
+func (a *authServer) claims(sub, aud, scope string, extra ...any) jwt.MapClaims {
 	now := time.Now()
-	c := jwt.MapClaims{"sub": sub, "iss": asURL, "aud": aud, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+	c := jwt.MapClaims{"sub": sub, "iss": a.issuer, "aud": aud, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
 		"azp": "ide-client", "scope": scope}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == nil {
@@ -109,6 +124,22 @@ func (a *authServer) token(method jwt.SigningMethod, c jwt.MapClaims) string {
 		a.t.Fatal(err)
 	}
 	return s
+}
+
+// tokenEndpoint grants the client credentials of "robot" (secret
+// "s3cret") an access token for a.audience of the scopes asked for.
+func (a *authServer) tokenEndpoint(w http.ResponseWriter, r *http.Request) {
+	id, secret, ok := r.BasicAuth()
+	if !ok || id != "robot" || secret != "s3cret" || r.FormValue("grant_type") != "client_credentials" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":"invalid_client"}`))
+		return
+	}
+	scope := r.FormValue("scope")
+	token := a.token(jwt.SigningMethodES256, a.claims("service-account-robot", a.audience, scope, "azp", "robot"))
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": 300, "scope": scope})
 }
 
 // initialize is an MCP initialize request, as a client sends it first.
@@ -146,7 +177,7 @@ func TestOAuthChallenges(t *testing.T) {
 	l := serve(t, Options{OAuth: as.oauth("", "tools.call"), Tokens: []Token{{Token: "static-one"}}})
 	resource := l.url + Path
 	meta := `resource_metadata="` + l.url + MetadataPath + Path + `"`
-	good := claims("ann", resource, "openid tools.call")
+	good := as.claims("ann", resource, "openid tools.call")
 	hs, err := jwt.NewWithClaims(jwt.SigningMethodHS256, good).SignedString(publicPEM(t, &as.rsa.PublicKey))
 	if err != nil {
 		t.Fatal(err)
@@ -164,15 +195,15 @@ func TestOAuthChallenges(t *testing.T) {
 		{"good ES256", "Bearer " + as.token(jwt.SigningMethodES256, good), 200, nil, ""},
 		{"static token", "Bearer static-one", 200, nil, ""},
 		{"unknown static token", "Bearer static-two", 401, []string{meta, `error="invalid_token"`, `error_description="the bearer token is not valid here`}, ""},
-		{"expired", "Bearer " + as.token(jwt.SigningMethodRS256, claims("ann", resource, "tools.call", "exp", time.Now().Add(-time.Hour).Unix())),
+		{"expired", "Bearer " + as.token(jwt.SigningMethodRS256, as.claims("ann", resource, "tools.call", "exp", time.Now().Add(-time.Hour).Unix())),
 			401, []string{meta, `error="invalid_token"`, "expired"}, ""},
-		{"wrong issuer", "Bearer " + as.token(jwt.SigningMethodRS256, claims("ann", resource, "tools.call", "iss", "https://evil.example")),
+		{"wrong issuer", "Bearer " + as.token(jwt.SigningMethodRS256, as.claims("ann", resource, "tools.call", "iss", "https://evil.example")),
 			401, []string{`error="invalid_token"`, "issuer"}, ""},
-		{"another resource's token", "Bearer " + as.token(jwt.SigningMethodRS256, claims("ann", "https://other.example/mcp", "tools.call")),
+		{"another resource's token", "Bearer " + as.token(jwt.SigningMethodRS256, as.claims("ann", "https://other.example/mcp", "tools.call")),
 			401, []string{`error="invalid_token"`, "another resource"}, ""},
 		{"alg none", "Bearer " + testpki.None(t, good), 401, []string{`error="invalid_token"`, `'none'`}, ""},
 		{"HS256 with the JWKS key", "Bearer " + hs, 401, []string{`error="invalid_token"`, `'HS256'`}, ""},
-		{"missing scope", "Bearer " + as.token(jwt.SigningMethodRS256, claims("ann", resource, "openid tools.read")),
+		{"missing scope", "Bearer " + as.token(jwt.SigningMethodRS256, as.claims("ann", resource, "openid tools.read")),
 			403, []string{meta, `error="insufficient_scope"`, `scope="tools.call"`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,7 +260,7 @@ func TestMetadata(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := serve(t, tc.opts)
-			want := map[string]any{"resource": tc.resource, "authorization_servers": []any{asURL},
+			want := map[string]any{"resource": tc.resource, "authorization_servers": []any{as.issuer},
 				"scopes_supported": []any{"tools.read", "tools.call"}, "bearer_methods_supported": []any{"header"}, "resource_name": "test bridge"}
 			if tc.resource == "" {
 				want["resource"] = l.url + Path
@@ -290,13 +321,13 @@ func TestOAuthClientAndPolicies(t *testing.T) {
 		tools  []string
 		hidden string // a tool it may not call
 	}{
-		{"tools.call", as.token(jwt.SigningMethodES256, claims("ann", resource, "tools.call")),
+		{"tools.call", as.token(jwt.SigningMethodES256, as.claims("ann", resource, "tools.call")),
 			[]string{"calc__add", "calc__echo", "ops__echo", "other__echo"}, "calc__fail"},
-		{"tools.admin", as.token(jwt.SigningMethodRS256, claims("root", resource, "tools.admin")),
+		{"tools.admin", as.token(jwt.SigningMethodRS256, as.claims("root", resource, "tools.admin")),
 			[]string{"calc__add", "calc__echo", "calc__fail", "ops__echo", "other__add", "other__echo"}, ""},
-		{"a claim", as.token(jwt.SigningMethodRS256, claims("olga", resource, "openid", "groups", []string{"dev", "ops"})),
+		{"a claim", as.token(jwt.SigningMethodRS256, as.claims("olga", resource, "openid", "groups", []string{"dev", "ops"})),
 			[]string{"ops__echo"}, "calc__add"},
-		{"no policy", as.token(jwt.SigningMethodRS256, claims("nobody", resource, "openid")), nil, "calc__add"},
+		{"no policy", as.token(jwt.SigningMethodRS256, as.claims("nobody", resource, "openid")), nil, "calc__add"},
 		{"static token", "static-other", []string{"other__add", "other__echo"}, "calc__add"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,7 +478,7 @@ func TestAudit(t *testing.T) {
 	l := serve(t, Options{OAuth: as.oauth(""), Tokens: []Token{{Token: "static-secret"}},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	l.attach("swarm", "calc", "add", "fail")
-	token := as.token(jwt.SigningMethodRS256, claims("ann", l.url+Path, "tools.call"))
+	token := as.token(jwt.SigningMethodRS256, as.claims("ann", l.url+Path, "tools.call"))
 	if _, err := l.connect(token).call("calc__add", map[string]any{"a": 1, "b": 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -479,5 +510,38 @@ func TestAudit(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), token) || strings.Contains(logs.String(), "static-secret") {
 		t.Error("a token in the log")
+	}
+}
+
+// TestClientCredentials: the official go-sdk client, given only client
+// credentials, finds the authorization server through the face's 401 and
+// its metadata, gets a token of the scopes the challenge names from it,
+// and calls a tool. The authorization server puts the resource in aud as
+// an audience mapper would: the client sends no RFC 8707 resource.
+func TestClientCredentials(t *testing.T) {
+	as := newAuthServer(t)
+	l := serve(t, Options{OAuth: as.oauth("", "tools.call"), Policies: []Policy{{Scope: "tools.call", Allow: []string{"calc:add"}}}})
+	as.audience = l.url + Path
+	l.attach("swarm", "calc", "add", "echo")
+	h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
+		Credentials: &oauthex.ClientCredentials{ClientID: "robot", ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: "s3cret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	s, err := sdk.NewClient(&sdk.Implementation{Name: "robot", Version: "1"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: l.url + Path, OAuthHandler: h}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "calc__add" {
+		t.Fatalf("tools/list: %v %+v", err, tools)
+	}
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "calc__add", Arguments: map[string]any{"a": 2, "b": 40}})
+	if err != nil || res.IsError || !strings.Contains(text(res), "42") {
+		t.Fatalf("tools/call: %v %+v", err, res)
 	}
 }
