@@ -23,6 +23,7 @@ const (
 	outcomeInputs    = "needs_input"  // the agent wants inputs the client cannot give
 	outcomeCancelled = "cancelled"    // the client cancelled
 	outcomeLimited   = "rate_limited" // over a limit of mcp.limits: not sent to the agent
+	outcomeUnknown   = "unknown_tool" // no such tool for this client: in the audit log only
 )
 
 // call is the handler of every tool: a tools/call becomes a canonical
@@ -143,13 +144,36 @@ func (f *Face) result(ctx context.Context, sc *suspendedCall, ans canonical.Enve
 // result or a token.
 func (f *Face) finished(ctx context.Context, e *entry, outcome string, d time.Duration) {
 	f.metrics.called(e.name, outcome, d)
+	f.audit(ctx, e.name, e.tool.Agent, outcome, d)
+}
+
+// audit writes the audit line of a tools/call of tool (agent's; "" when
+// there is no such tool).
+func (f *Face) audit(ctx context.Context, tool, agent, outcome string, d time.Duration) {
 	s := scopeOf(ctx)
-	attrs := []any{"subject", s.subjectName(), "client", clientName(ctx), "tool", e.name, "agent", e.tool.Agent,
+	attrs := []any{"subject", s.subjectName(), "client", clientName(ctx), "tool", tool, "agent", agent,
 		"outcome", outcome, "latency_ms", float64(d.Microseconds()) / 1000}
 	if s != nil && s.oauthClient != "" {
 		attrs = append(attrs, "oauth_client", s.oauthClient)
 	}
 	f.log.Info("mcp: tools/call", attrs...)
+}
+
+// refused writes the audit line of a tools/call mcp-go refused before the
+// face's handler saw it: a tool unknown, or hidden from the client's
+// token (outcome unknown_tool). Such calls are not counted in
+// mcp_tool_calls_total, whose tool label would take any name a client
+// sends.
+func (f *Face) refused(ctx context.Context, _ any, method mcp.MCPMethod, message any, err error) {
+	req, ok := message.(*mcp.CallToolRequest)
+	if method != mcp.MethodToolsCall || !ok || !errors.Is(err, server.ErrToolNotFound) {
+		return
+	}
+	agent := ""
+	if e := f.entry(req.Params.Name); e != nil {
+		agent = e.tool.Agent
+	}
+	f.audit(ctx, req.Params.Name, agent, outcomeUnknown, 0)
 }
 
 // clientName is the name the MCP client of the request ctx belongs to

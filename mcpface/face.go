@@ -129,6 +129,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
 	hooks.AddBeforeCallTool(f.beforeCall)
 	hooks.AddAfterListTools(f.listed)
+	hooks.AddOnError(f.refused)
 	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),

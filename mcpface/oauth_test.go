@@ -482,8 +482,12 @@ func TestAudit(t *testing.T) {
 	if _, err := l.connect(token).call("calc__add", map[string]any{"a": 1, "b": 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.connect("static-secret").call("calc__fail", map[string]any{}); err != nil {
+	static := l.connect("static-secret")
+	if _, err := static.call("calc__fail", map[string]any{}); err != nil {
 		t.Fatal(err)
+	}
+	if res, err := static.call("calc__nothing", map[string]any{}); err == nil && !res.IsError {
+		t.Fatal("an unknown tool is called")
 	}
 	var lines []map[string]any
 	for line := range strings.SplitSeq(logs.String(), "\n") {
@@ -492,12 +496,13 @@ func TestAudit(t *testing.T) {
 			lines = append(lines, m)
 		}
 	}
-	if len(lines) != 2 {
-		t.Fatalf("%d audit lines, want 2:\n%s", len(lines), logs.String())
+	if len(lines) != 3 {
+		t.Fatalf("%d audit lines, want 3:\n%s", len(lines), logs.String())
 	}
 	for i, want := range []map[string]any{
 		{"subject": "ann", "client": "mcpface-test", "tool": "calc__add", "agent": "calc", "outcome": "success", "oauth_client": "ide-client"},
 		{"subject": "mcp.tokens[0]", "client": "mcpface-test", "tool": "calc__fail", "agent": "calc", "outcome": "failure"},
+		{"subject": "mcp.tokens[0]", "client": "mcpface-test", "tool": "calc__nothing", "agent": "", "outcome": "unknown_tool"},
 	} {
 		for k, v := range want {
 			if lines[i][k] != v {
