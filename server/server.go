@@ -139,6 +139,10 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		if s.oauth, err = s.loadOAuthKeys(cfg, nil); err != nil {
 			return nil, err
 		}
+		if o := cfg.MCP.OAuth; o != nil && o.Resource == "" && !config.Loopback(cfg.Listen) {
+			log.Warn("mcp.oauth.resource is not set: each request's Host names the resource its token must be for, " +
+				"so a token minted for another resource whose host a client can name is taken too; set it to the URL clients use")
+		}
 		if s.face, err = mcpface.New(b, s.faceOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}

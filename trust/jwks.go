@@ -135,7 +135,9 @@ func (s *KeySet) fetch(ctx context.Context) {
 }
 
 func (s *KeySet) get(ctx context.Context) ([]jwk, error) {
-	ctx, cancel := context.WithTimeout(ctx, RefetchInterval)
+	// A client that gives up its request does not cut the fetch short:
+	// every other token waits for its keys.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RefetchInterval)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
