@@ -266,7 +266,7 @@ func policiesField() *spec.Node {
 // mcpLimitsField is mcp.limits: rates of tools/call.
 func mcpLimitsField() *spec.Node {
 	rate := spec.String("", "").Named("a rate (20/s, 100/m, 1000/h)").Typed("rate").Check(checkRate)
-	return spec.Object("limits", "How often one MCP client (an access token's subject, or a static token) may call tools; the burst is one second's worth. A `tools/call` over a limit gets a result with `isError: true` saying so; a client's HTTP requests to `/mcp` past four times `per_client` are answered 429. `mcp_rate_limited_total` counts each.",
+	return spec.Object("limits", "How often one MCP client (an access token's subject, or a static token) may call tools; the burst is one second's worth. A `tools/call` over a limit gets a result with `isError: true` saying so; a client's HTTP requests to `/mcp` past four times `per_client` (at least 10 a second) are answered 429 with `Retry-After`. `mcp_rate_limited_total` counts each.",
 		spec.String("per_client", "Every `tools/call` of one client.").Named("a rate (20/s, 100/m, 1000/h)").Typed("rate").Check(checkRate).DefaultIs("none"),
 		spec.Map("per_tool", "One client's calls of the tools a pattern matches (`AGENT:TOOL` or an MCP tool-name glob), each pattern counted apart.", rate).
 			Named("a mapping of tool patterns to rates").CheckKey(checkToolPattern).DefaultIs("none"),
