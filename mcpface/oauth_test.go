@@ -316,22 +316,25 @@ func TestOAuthClientAndPolicies(t *testing.T) {
 	l.attach("swarm", "other", "add", "echo")
 	resource := l.url + Path
 	for _, tc := range []struct {
-		name   string
-		token  string
-		tools  []string
-		hidden string // a tool it may not call
+		name    string
+		token   string
+		tools   []string
+		hidden  string // a tool it may not call
+		version string // the protocol version asked for; "": the client's latest (2026-07-28, stateless)
 	}{
 		{"tools.call", as.token(jwt.SigningMethodES256, as.claims("ann", resource, "tools.call")),
-			[]string{"calc__add", "calc__echo", "ops__echo", "other__echo"}, "calc__fail"},
+			[]string{"calc__add", "calc__echo", "ops__echo", "other__echo"}, "calc__fail", ""},
+		{"tools.call, in a session of 2025-11-25", as.token(jwt.SigningMethodES256, as.claims("ann", resource, "tools.call")),
+			[]string{"calc__add", "calc__echo", "ops__echo", "other__echo"}, "calc__fail", "2025-11-25"},
 		{"tools.admin", as.token(jwt.SigningMethodRS256, as.claims("root", resource, "tools.admin")),
-			[]string{"calc__add", "calc__echo", "calc__fail", "ops__echo", "other__add", "other__echo"}, ""},
+			[]string{"calc__add", "calc__echo", "calc__fail", "ops__echo", "other__add", "other__echo"}, "", ""},
 		{"a claim", as.token(jwt.SigningMethodRS256, as.claims("olga", resource, "openid", "groups", []string{"dev", "ops"})),
-			[]string{"ops__echo"}, "calc__add"},
-		{"no policy", as.token(jwt.SigningMethodRS256, as.claims("nobody", resource, "openid")), nil, "calc__add"},
-		{"static token", "static-other", []string{"other__add", "other__echo"}, "calc__add"},
+			[]string{"ops__echo"}, "calc__add", ""},
+		{"no policy", as.token(jwt.SigningMethodRS256, as.claims("nobody", resource, "openid")), nil, "calc__add", ""},
+		{"static token", "static-other", []string{"other__add", "other__echo"}, "calc__add", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := l.connect(tc.token)
+			c := l.connect(tc.token, tc.version)
 			got := slices.Sorted(maps.Keys(c.tools()))
 			if !slices.Equal(got, tc.tools) {
 				t.Errorf("tools %v, want %v", got, tc.tools)
