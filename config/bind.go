@@ -41,6 +41,7 @@ func bind(root *spec.Value, file string) *Config {
 	for _, t := range m.List("tokens") {
 		c.MCP.Tokens = append(c.MCP.Tokens, MCPToken{Token: t.Str("token"), Agents: t.Strs("agents")})
 	}
+	c.MCP.OAuth, c.MCP.Policies, c.MCP.Limits = bindOAuth(m.Get("oauth")), bindPolicies(m.List("policies")), bindMCPLimits(m.Get("limits"))
 
 	u := root.Get("ui")
 	c.UI = UI{Traffic: u.Int("traffic"), FrameLimit: u.Int("frame_limit"), Viewers: u.Int("viewers"), Line: u.Pos().Line}
@@ -114,6 +115,44 @@ func bindTool(v *spec.Value) Tool {
 		t.OutputSchema = s.JSON()
 	}
 	return t
+}
+
+// bindOAuth reads mcp.oauth:, nil when absent.
+func bindOAuth(v *spec.Value) *OAuth {
+	if v == nil {
+		return nil
+	}
+	o := &OAuth{Resource: v.Str("resource"), ResourceName: v.Str("resource_name"), AuthorizationServers: v.Strs("authorization_servers"),
+		JWKSFile: v.Str("jwks_file"), JWKSURL: v.Str("jwks_url"), Issuer: v.Str("issuer"),
+		ScopesSupported: v.Strs("scopes_supported"), RequiredScopes: v.Strs("required_scopes")}
+	if o.Issuer == "" && len(o.AuthorizationServers) == 1 {
+		o.Issuer = o.AuthorizationServers[0]
+	}
+	return o
+}
+
+// bindPolicies reads mcp.policies:.
+func bindPolicies(list []*spec.Value) []MCPPolicy {
+	var out []MCPPolicy
+	for _, v := range list {
+		p := MCPPolicy{Scope: v.Str("scope"), Allow: v.Strs("allow"), Deny: v.Strs("deny")}
+		if claim := v.List("claim"); len(claim) > 0 {
+			p.Claim, p.Value = claim[0].Key(), claim[0].String()
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// bindMCPLimits reads mcp.limits:.
+func bindMCPLimits(v *spec.Value) MCPLimits {
+	var l MCPLimits
+	l.PerClient, _ = ParseRate(v.Str("per_client"))
+	for _, r := range v.List("per_tool") {
+		perSecond, _ := ParseRate(r.String())
+		l.PerTool = append(l.PerTool, MCPRate{Pattern: r.Key(), PerSecond: perSecond})
+	}
+	return l
 }
 
 // bindAuth reads auth:; bridgeID is the default issuer of minted tokens.

@@ -49,14 +49,14 @@ func checkBridgeID(d *spec.Decoder, root *spec.Value) {
 // not loopback.
 func checkMCPTokens(d *spec.Decoder, root *spec.Value) {
 	m := root.Get("mcp")
-	if !m.Bool("enabled") || m.Has("tokens") || root.Get("auth").Has("jwt") || Loopback(root.Str("listen")) {
+	if !m.Bool("enabled") || m.Has("tokens") || m.Has("oauth") || root.Get("auth").Has("jwt") || Loopback(root.Str("listen")) {
 		return
 	}
 	at, key := m.Pos(), "mcp.tokens"
 	if !m.Given() {
 		at, key = root.Get("listen").Pos(), "listen"
 	}
-	d.Fail(at, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens (or auth.jwt), or mcp.enabled: false", root.Str("listen"))
+	d.Fail(at, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens or mcp.oauth (or auth.jwt), or mcp.enabled: false", root.Str("listen"))
 }
 
 // checkUITokens checks that a console enabled on a listener that is not
@@ -131,5 +131,21 @@ func checkTLS(d *spec.Decoder, v *spec.Value) {
 	}
 	if ca := v.Get("client_ca"); ca != nil && cert == nil {
 		d.Fail(ca.Pos(), ca.Path(), "client certificates need TLS on the listener: give tls.cert and tls.key")
+	}
+}
+
+// checkOAuthIssuer checks that mcp.oauth has an issuer to hold tokens to:
+// its own, or its one authorization server.
+func checkOAuthIssuer(d *spec.Decoder, v *spec.Value) {
+	if v.Has("issuer") || !v.Has("authorization_servers") || len(v.Strs("authorization_servers")) == 1 {
+		return
+	}
+	d.Fail(v.Pos(), spec.Join(v.Path(), "issuer"), "missing: with several authorization_servers, say which issuer tokens must name")
+}
+
+// checkOneClaim checks that a policy's claim names one claim.
+func checkOneClaim(d *spec.Decoder, v *spec.Value) {
+	if n := len(v.Items()); n != 1 {
+		d.Fail(v.Pos(), v.Path(), "names %d claims; give one: {claim: value}", n)
 	}
 }

@@ -81,9 +81,11 @@ func dialectNames(files []string) ([]string, Errors) {
 // interface only.
 func Loopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
+	return err == nil && loopbackHost(host)
+}
+
+// loopbackHost reports whether a host name or address is loopback.
+func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}

@@ -131,8 +131,11 @@ func serveKeys() *spec.Node {
 				patterns("allow", "Patterns of the tools shown.").Default(`["*"]`),
 				patterns("deny", "Patterns of the tools hidden.").Default("[]"),
 			),
-			spec.List("tokens", "Bearer tokens MCP clients present. Required while the face is on and `listen` is not a loopback address.", token).
+			spec.List("tokens", "Bearer tokens MCP clients present. Required while the face is on and `listen` is not a loopback address, unless `mcp.oauth` (or `auth.jwt`) is set. They work beside OAuth: `agents` narrows what they see; `mcp.policies`, `mcp.oauth.required_scopes` do not apply to them.", token).
 				Named("a list of {token, agents}").DistinctBy("token", "token").DefaultIs("none"),
+			oauthField(),
+			policiesField(),
+			mcpLimitsField(),
 			spec.Duration("call_timeout", "A `tools/call`'s time limit.").DefaultIs("`request_timeout`"),
 			spec.String("sender", "The sender id MCP clients' requests carry to the agents.").Named("an agent id").Default("mcp-client"),
 		),
@@ -220,6 +223,60 @@ func schemaField(key, doc string) *spec.Node {
 // patterns is a list of expose patterns.
 func patterns(key, doc string) *spec.Node {
 	return spec.List(key, doc, spec.String("", "").Named("a pattern").Check(checkPattern)).Named("a list of patterns").Distinct()
+}
+
+// oauthField is mcp.oauth: the MCP face as an OAuth 2.1 resource server.
+func oauthField() *spec.Node {
+	url := func(what string) *spec.Node {
+		return spec.String("", "").Named(what + " (http:// or https://)").Check(checkHTTPURL)
+	}
+	f := spec.Object("oauth", "The MCP face as an OAuth 2.1 resource server (docs/security.md): every HTTP request to `/mcp` presents an access token, a JWT that an authorization server issued for this resource, as `Authorization: Bearer`; `/.well-known/oauth-protected-resource` (and `.../mcp`) describe it (RFC 9728). `mcp.tokens` keep working beside it.",
+		spec.String("resource", "This resource's identifier (RFC 8707): every token's `aud` must contain it. Behind a proxy, set it to the URL clients use.").
+			Named("the URL of /mcp as clients reach it (http:// or https://)").Typed("URL (`http://`, `https://`)").Check(checkHTTPURL).
+			DefaultIs("`<scheme>://<the request's Host>/mcp`"),
+		spec.String("resource_name", "The resource's name for people, in its metadata.").Named("a name").Default("mcp-bridge"),
+		spec.List("authorization_servers", "The authorization servers that issue tokens for it, as its metadata lists them (their issuer URLs).", url("an authorization server's URL")).
+			Named("a list of URLs").Distinct().NonEmpty().Required("clients find the authorization server here"),
+		spec.String("jwks_file", "The authorization servers' public keys, a JSON Web Key Set file (RSA, EC P-256 and Ed25519 keys).").Named("a JWKS file path").DefaultIs("none").Path(),
+		spec.String("jwks_url", "The authorization servers' public keys, a JSON Web Key Set fetched from this URL when first needed, and again when a token names an unknown `kid` (at most once every 10 s); between fetches the cached keys serve. `http://` only on loopback.").
+			Named("an https:// URL (http:// on loopback)").Typed("URL (`https://`; `http://` on loopback)").DefaultIs("none").Check(checkJWKSURL),
+		spec.String("issuer", "Every token's `iss` must be this.").Named("an issuer").DefaultIs("the authorization server, when `authorization_servers` lists one"),
+		spec.List("scopes_supported", "The scopes its metadata lists.", spec.String("", "").Named("a scope")).
+			Named("a list of scopes").Distinct().DefaultIs("none"),
+		spec.List("required_scopes", "The scopes every token must hold; a token without them is answered 403 (`insufficient_scope`).", spec.String("", "").Named("a scope")).
+			Named("a list of scopes").Distinct().DefaultIs("none"),
+	).DefaultIs("none: no OAuth").Rule(checkOAuthIssuer)
+	return f.Choice("two sources of keys: %s (line %d) and %s; give one", "names no keys to verify tokens with: give jwks_file or jwks_url", "jwks_file", "jwks_url")
+}
+
+// policiesField is mcp.policies: which tools an access token may see.
+func policiesField() *spec.Node {
+	policy := spec.Object("", "A grant: the tokens that hold `scope` (or whose claim has the value `claim` names) may see and call the tools of `allow` less those of `deny`.",
+		spec.String("scope", "The scope a token must hold.").Named("a scope"),
+		spec.Map("claim", "A claim and the value it must have, or (an array claim) hold: `{groups: ops}`.", spec.String("", "").Named("a value")).
+			Named("a mapping of one claim to its value").Rule(checkOneClaim),
+		toolPatterns("allow", "Patterns of the tools granted.").Required("a policy grants some tools"),
+		toolPatterns("deny", "Patterns of the tools taken out of `allow`.").Default("[]"),
+	)
+	policy.Choice("two conditions: %s (line %d) and %s; give one", "names no condition: give scope or claim", "scope", "claim")
+	return spec.List("policies", "Which tools an OAuth access token (`mcp.oauth`) may see and call: those that a policy it meets allows and does not deny. A tool no policy grants is absent from its `tools/list` and unknown to its `tools/call`. A pattern is `AGENT:TOOL` (globs, as `mcp.expose`) or a glob of MCP tool names (`*__search`). Static `mcp.tokens` are not subject to them.", policy).
+		Named("a list of policies, each a mapping (scope or claim, allow, deny)").DefaultIs("none: a valid token sees every tool")
+}
+
+// mcpLimitsField is mcp.limits: rates of tools/call.
+func mcpLimitsField() *spec.Node {
+	rate := spec.String("", "").Named("a rate (20/s, 100/m, 1000/h)").Typed("rate").Check(checkRate)
+	return spec.Object("limits", "How often one MCP client (an access token's subject, or a static token) may call tools; the burst is one second's worth. A `tools/call` over a limit gets a result with `isError: true` saying so; a client's HTTP requests to `/mcp` past four times `per_client` (at least 10 a second) are answered 429 with `Retry-After`. `mcp_rate_limited_total` counts each.",
+		spec.String("per_client", "Every `tools/call` of one client.").Named("a rate (20/s, 100/m, 1000/h)").Typed("rate").Check(checkRate).DefaultIs("none"),
+		spec.Map("per_tool", "One client's calls of the tools a pattern matches (`AGENT:TOOL` or an MCP tool-name glob), each pattern counted apart.", rate).
+			Named("a mapping of tool patterns to rates").CheckKey(checkToolPattern).DefaultIs("none"),
+	)
+}
+
+// toolPatterns is a list of tool patterns: AGENT:TOOL globs, or globs of
+// MCP tool names.
+func toolPatterns(key, doc string) *spec.Node {
+	return spec.List(key, doc, spec.String("", "").Named("a pattern").Check(checkToolPattern)).Named("a list of patterns").Distinct()
 }
 
 // authField is auth: JWT verification, and the tokens the bridge mints.

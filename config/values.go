@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"path"
@@ -119,4 +120,62 @@ func checkRatio(s string) string {
 		return fmt.Sprintf("%q is not a fraction from 0 to 1", s)
 	}
 	return ""
+}
+
+// checkToolPattern checks a tool pattern of mcp.policies and
+// mcp.limits.per_tool: AGENT:TOOL, or a glob of MCP tool names.
+func checkToolPattern(p string) string {
+	if strings.Contains(p, ":") {
+		return checkPattern(p)
+	}
+	if p == "" {
+		return fmt.Sprintf("%q: an empty pattern (want AGENT:TOOL or a tool name glob)", p)
+	}
+	if _, err := path.Match(p, ""); err != nil {
+		return fmt.Sprintf("%q is not a glob pattern: %v", p, err)
+	}
+	return ""
+}
+
+// checkJWKSURL checks the URL of a JWKS: https://, or http:// on a
+// loopback host.
+func checkJWKSURL(s string) string {
+	if problem := checkHTTPURL(s); problem != "" {
+		return problem
+	}
+	u, _ := url.Parse(s)
+	if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		return fmt.Sprintf("%q: http:// only on loopback; keys from elsewhere come over https://", s)
+	}
+	return ""
+}
+
+// checkRate checks a rate: N/s, N/m or N/h.
+func checkRate(s string) string {
+	if _, ok := ParseRate(s); !ok {
+		return fmt.Sprintf("%q is not a rate (a number of calls more than 0, then /s, /m or /h: 20/s)", s)
+	}
+	return ""
+}
+
+// ParseRate reads a rate, N/s, N/m or N/h, as events a second; ok is
+// false when s is not one.
+func ParseRate(s string) (perSecond float64, ok bool) {
+	num, unit, found := strings.Cut(s, "/")
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || n <= 0 || math.IsInf(n, 0) {
+		return 0, false
+	}
+	switch strings.TrimSpace(unit) {
+	case "s":
+		return n, true
+	case "m":
+		return n / 60, true
+	case "h":
+		return n / 3600, true
+	}
+	return 0, false
 }

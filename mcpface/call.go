@@ -17,11 +17,13 @@ import (
 
 // Outcomes of a tools/call, as the mcp_tool_calls_total metric counts them.
 const (
-	outcomeSuccess   = "success"     // the agent's result
-	outcomeFailure   = "failure"     // the agent's failure or refusal, or a failed result
-	outcomeBridge    = "unavailable" // the bridge's own error: agent gone, timed out, queue full, circuit open
-	outcomeInputs    = "needs_input" // the agent wants inputs the client cannot give
-	outcomeCancelled = "cancelled"   // the client cancelled
+	outcomeSuccess   = "success"      // the agent's result
+	outcomeFailure   = "failure"      // the agent's failure or refusal, or a failed result
+	outcomeBridge    = "unavailable"  // the bridge's own error: agent gone, timed out, queue full, circuit open
+	outcomeInputs    = "needs_input"  // the agent wants inputs the client cannot give
+	outcomeCancelled = "cancelled"    // the client cancelled
+	outcomeLimited   = "rate_limited" // over a limit of mcp.limits: not sent to the agent
+	outcomeUnknown   = "unknown_tool" // no such tool for this client: in the audit log only
 )
 
 // call is the handler of every tool: a tools/call becomes a canonical
@@ -37,8 +39,14 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		return f.resume(ctx, sc, req.Params.InputResponses)
 	}
 	e := f.entry(req.Params.Name)
-	if e == nil || !scopeOf(ctx).allows(e.tool.Agent) {
+	s := scopeOf(ctx)
+	if e == nil || !s.shows(e) {
 		return errorResult(fmt.Sprintf("no tool %q is offered by this bridge now", req.Params.Name)), nil
+	}
+	if which, why := f.auth.Load().limiter.call(s.clientKey(), e); which != "" {
+		f.metrics.limited.WithLabelValues(which).Inc()
+		f.finished(ctx, e, outcomeLimited, 0)
+		return errorResult(why), nil
 	}
 	args, err := arguments(req)
 	if err != nil {
@@ -103,19 +111,19 @@ func (f *Face) await(ctx context.Context, sc *suspendedCall) (*mcp.CallToolResul
 	case <-sc.call.Done():
 		sc.call.Cancel()
 		ans, err := sc.call.Result()
-		return f.result(sc, ans, err), nil
+		return f.result(ctx, sc, ans, err), nil
 	case ask := <-sc.asks:
 		state := f.suspended.put(sc, f.opts.CallTimeout)
 		return server.NewInputRequestBuilder(state).Elicit(inputsID, elicitation(sc.e, ask)).ToolResult(), nil
 	case <-ctx.Done():
 		sc.call.Cancel()
-		f.metrics.called(sc.e.name, outcomeCancelled, time.Since(sc.start))
+		f.finished(ctx, sc.e, outcomeCancelled, time.Since(sc.start))
 		return nil, ctx.Err()
 	}
 }
 
 // result turns the call's outcome into the tool's result.
-func (f *Face) result(sc *suspendedCall, ans canonical.Envelope, err error) *mcp.CallToolResult {
+func (f *Face) result(ctx context.Context, sc *suspendedCall, ans canonical.Envelope, err error) *mcp.CallToolResult {
 	e := sc.e
 	var outcome string
 	var res *mcp.CallToolResult
@@ -126,8 +134,55 @@ func (f *Face) result(sc *suspendedCall, ans canonical.Envelope, err error) *mcp
 	default:
 		outcome, res = answer(e, &ans)
 	}
-	f.metrics.called(e.name, outcome, time.Since(sc.start))
+	f.finished(ctx, e, outcome, time.Since(sc.start))
 	return res
+}
+
+// finished counts a tools/call of the tool of e that ended with outcome
+// after d, and writes its audit line: who called which tool of which
+// agent, the outcome and how long it took; never its arguments, its
+// result or a token.
+func (f *Face) finished(ctx context.Context, e *entry, outcome string, d time.Duration) {
+	f.metrics.called(e.name, outcome, d)
+	f.audit(ctx, e.name, e.tool.Agent, outcome, d)
+}
+
+// audit writes the audit line of a tools/call of tool (agent's; "" when
+// there is no such tool).
+func (f *Face) audit(ctx context.Context, tool, agent, outcome string, d time.Duration) {
+	s := scopeOf(ctx)
+	attrs := []any{"subject", s.subjectName(), "client", clientName(ctx), "tool", tool, "agent", agent,
+		"outcome", outcome, "latency_ms", float64(d.Microseconds()) / 1000}
+	if s != nil && s.oauthClient != "" {
+		attrs = append(attrs, "oauth_client", s.oauthClient)
+	}
+	f.log.Info("mcp: tools/call", attrs...)
+}
+
+// refused writes the audit line of a tools/call mcp-go refused before the
+// face's handler saw it: a tool unknown, or hidden from the client's
+// token (outcome unknown_tool). Such calls are not counted in
+// mcp_tool_calls_total, whose tool label would take any name a client
+// sends.
+func (f *Face) refused(ctx context.Context, _ any, method mcp.MCPMethod, message any, err error) {
+	req, ok := message.(*mcp.CallToolRequest)
+	if method != mcp.MethodToolsCall || !ok || !errors.Is(err, server.ErrToolNotFound) {
+		return
+	}
+	agent := ""
+	if e := f.entry(req.Params.Name); e != nil {
+		agent = e.tool.Agent
+	}
+	f.audit(ctx, req.Params.Name, agent, outcomeUnknown, 0)
+}
+
+// clientName is the name the MCP client of the request ctx belongs to
+// gave in its clientInfo; "" when unknown.
+func clientName(ctx context.Context) string {
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return s.GetClientInfo().Name
+	}
+	return ""
 }
 
 // answer turns the agent's answer into the tool's result: its result as

@@ -36,9 +36,13 @@ type Options struct {
 	Allow, Deny []string
 	// Tokens, when any, are required of every HTTP request (bearer).
 	Tokens []Token
-	// Verify and Required: see Auth; SetAuth replaces them with Tokens.
+	// Verify, Required, OAuth, Policies and Limits: see Auth; SetAuth
+	// replaces them with Tokens.
 	Verify   func(token string) (agent string, err error)
 	Required bool
+	OAuth    *OAuth
+	Policies []Policy
+	Limits   Limits
 	// Stateless turns MCP sessions off on HTTP.
 	Stateless bool
 	// CallTimeout bounds a tools/call (default: the bridge's request
@@ -73,7 +77,7 @@ type Face struct {
 	metrics *metrics
 	srv     *server.MCPServer
 	http    http.Handler
-	auth    atomic.Pointer[Auth]
+	auth    atomic.Pointer[authState]
 	stop    func() // stops watching the directory
 
 	mu sync.Mutex
@@ -125,6 +129,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
 	hooks.AddBeforeCallTool(f.beforeCall)
 	hooks.AddAfterListTools(f.listed)
+	hooks.AddOnError(f.refused)
 	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
@@ -137,7 +142,10 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 			"A tool is named <agent>__<tool>; its description says which agent of which dialect serves it."),
 	)
 	f.addResources(f.srv)
-	f.SetAuth(Auth{Tokens: opts.Tokens, Verify: opts.Verify, Required: opts.Required})
+	if err := f.SetAuth(Auth{Tokens: opts.Tokens, Verify: opts.Verify, Required: opts.Required,
+		OAuth: opts.OAuth, Policies: opts.Policies, Limits: opts.Limits}); err != nil {
+		return nil, err
+	}
 	f.http = f.authenticate(compat(server.NewStreamableHTTPServer(f.srv,
 		server.WithEndpointPath(Path),
 		server.WithStateLess(opts.Stateless),
@@ -257,21 +265,24 @@ func (f *Face) listed(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *
 		return
 	}
 	res.Tools = f.table().visible(scopeOf(ctx))
+	if res.Tools == nil {
+		res.Tools = []mcp.Tool{} // the schema wants an array, not null
+	}
 	res.NextCursor = ""
 }
 
-// scoped is mcp-go's tool filter: it keeps the tools whose agents the
-// request's token may see. mcp-go runs it on a tools/call's tool too, and
-// refuses the call (as an unknown tool) when the filter drops it.
+// scoped is mcp-go's tool filter: it keeps the tools the request's token
+// may see (its agents, its policies). mcp-go runs it on a tools/call's tool
+// too, and refuses the call (as an unknown tool) when the filter drops it.
 func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	s := scopeOf(ctx)
-	if s.allows("") {
+	if s.all() {
 		return tools
 	}
 	t := f.table()
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, tool := range tools {
-		if e, ok := t.byName[tool.Name]; ok && s.allows(e.tool.Agent) {
+		if e, ok := t.byName[tool.Name]; ok && s.shows(e) {
 			out = append(out, tool)
 		}
 	}

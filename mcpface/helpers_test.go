@@ -48,7 +48,10 @@ func serve(t *testing.T, opts Options) *live {
 		_ = b.Shutdown(ctx)
 	})
 	reg := prometheus.NewRegistry()
-	opts.Logger, opts.Metrics = quiet, reg
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	opts.Metrics = reg
 	f, err := New(b, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +60,8 @@ func serve(t *testing.T, opts Options) *live {
 	mux := http.NewServeMux()
 	(&ws.Handler{Bridge: b, Logger: quiet}).Register(mux)
 	mux.Handle(Path, f.Handler())
+	mux.Handle("GET "+MetadataPath, f.MetadataHandler())
+	mux.Handle("GET "+MetadataPath+Path, f.MetadataHandler())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &live{t: t, b: b, f: f, metrics: reg, url: srv.URL}

@@ -13,6 +13,7 @@ type metrics struct {
 	calls       *prometheus.CounterVec   // mcp_tool_calls_total{tool,outcome}
 	durations   *prometheus.HistogramVec // mcp_tool_call_duration_seconds{tool}
 	listChanged prometheus.Counter       // mcp_tools_list_changed_total
+	limited     *prometheus.CounterVec   // mcp_rate_limited_total{limit}
 }
 
 func newMetrics(r prometheus.Registerer) (*metrics, error) {
@@ -21,7 +22,7 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 			Name: "mcp_sessions_open", Help: "MCP sessions open on the bridge's MCP face.",
 		}),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mcp_tool_calls_total", Help: "tools/call handled, by tool and outcome (success, failure, unavailable, needs_input, cancelled).",
+			Name: "mcp_tool_calls_total", Help: "tools/call handled, by tool and outcome (success, failure, unavailable, needs_input, cancelled, rate_limited).",
 		}, []string{"tool", "outcome"}),
 		durations: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "mcp_tool_call_duration_seconds", Help: "Seconds from a tools/call to its result.",
@@ -30,11 +31,14 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		listChanged: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "mcp_tools_list_changed_total", Help: "notifications/tools/list_changed sent to the MCP sessions.",
 		}),
+		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mcp_rate_limited_total", Help: "MCP requests refused by mcp.limits, by limit: per_client and per_tool (a tools/call), http (a request answered 429).",
+		}, []string{"limit"}),
 	}
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.sessions, m.calls, m.durations, m.listChanged} {
+	for _, c := range []prometheus.Collector{m.sessions, m.calls, m.durations, m.listChanged, m.limited} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("mcp: register metrics"), err)
 		}

@@ -69,12 +69,12 @@ func reachable(s bridge.Status) bool {
 
 // visible returns the tools of t a request of scope s may see.
 func (t *table) visible(s *scope) []mcp.Tool {
-	if s.allows("") {
+	if s.all() {
 		return t.list
 	}
 	out := make([]mcp.Tool, 0, len(t.list))
 	for _, tool := range t.list {
-		if s.allows(t.byName[tool.Name].tool.Agent) {
+		if s.shows(t.byName[tool.Name]) {
 			out = append(out, tool)
 		}
 	}

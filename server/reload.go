@@ -15,8 +15,8 @@ import (
 
 // What a reload changes without dropping a connection: the agents (added,
 // removed, their tokens, tools and topics; one whose dialect or way of
-// being reached changed is reached anew), the mappings, the JWT keys and
-// MCP tokens, the limits, the TLS certificates and the log level. The
+// being reached changed is reached anew), the mappings, the JWT keys, the
+// MCP tokens, OAuth, policies and limits, the limits, the TLS certificates and the log level. The
 // other keys need a restart: a reload that changes them says so and
 // keeps their old values.
 
@@ -98,12 +98,26 @@ func (s *Server) Reload(next *config.Config) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	var oauth *oauthKeys
+	if s.face != nil {
+		if oauth, err = s.loadOAuthKeys(next, s.oauth); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	merged, restart := keepRestartOnly(cur, next)
 	if len(restart) > 0 {
 		s.log.Warn("config reload: these keys need a restart; their old values stay", "keys", restart)
+	}
+	if s.face != nil {
+		prev := s.oauth
+		s.oauth = oauth
+		if err := s.face.SetAuth(s.mcpAuth(merged)); err != nil {
+			s.oauth = prev
+			return err
+		}
 	}
 	s.bridge.SetRules(reg, m)
 	s.guard.cur.Store(cr)
@@ -112,9 +126,6 @@ func (s *Server) Reload(next *config.Config) error {
 		s.tls.Use(certs)
 	}
 	s.dialTLS = dialTLS
-	if s.face != nil {
-		s.face.SetAuth(s.mcpAuth(merged))
-	}
 	if s.level != nil {
 		s.level.Set(merged.LogLevel)
 	}
@@ -149,7 +160,11 @@ var restartOnly = []struct {
 	{"limits.read_header_timeout, limits.idle_timeout", func(n, c *config.Config) {
 		n.Limits.ReadHeaderTimeout, n.Limits.IdleTimeout = c.Limits.ReadHeaderTimeout, c.Limits.IdleTimeout
 	}},
-	{"mcp (all but tokens)", func(n, c *config.Config) { tokens := n.MCP.Tokens; n.MCP = c.MCP; n.MCP.Tokens = tokens }},
+	{"mcp (all but tokens, oauth, policies and limits)", func(n, c *config.Config) {
+		keep := n.MCP
+		n.MCP = c.MCP
+		n.MCP.Tokens, n.MCP.OAuth, n.MCP.Policies, n.MCP.Limits = keep.Tokens, keep.OAuth, keep.Policies, keep.Limits
+	}},
 	{"tls (on or off)", func(n, c *config.Config) {
 		if n.TLS.Enabled() != c.TLS.Enabled() || (n.TLS.ClientCA == "") != (c.TLS.ClientCA == "") {
 			n.TLS = c.TLS

@@ -75,10 +75,17 @@ func TestKeepRestartOnly(t *testing.T) {
 			func(m *config.Config) bool { return len(m.MCP.Tokens) == 1 }},
 		{"the rest of mcp does not", func(c *config.Config) {
 			c.MCP.ToolNames, c.MCP.Tokens = "bare", []config.MCPToken{{Token: "t"}}
-		}, []string{"mcp (all but tokens)"},
+		}, []string{"mcp (all but tokens, oauth, policies and limits)"},
 			func(m *config.Config) bool {
 				return m.MCP.ToolNames == config.Default().MCP.ToolNames && len(m.MCP.Tokens) == 1
 			}},
+		{"mcp oauth, policies and limits change", func(c *config.Config) {
+			c.MCP.OAuth = &config.OAuth{JWKSURL: "https://auth.example/certs"}
+			c.MCP.Policies = []config.MCPPolicy{{Scope: "s", Allow: []string{"*"}}}
+			c.MCP.Limits.PerClient = 5
+		}, nil, func(m *config.Config) bool {
+			return m.MCP.OAuth != nil && len(m.MCP.Policies) == 1 && m.MCP.Limits.PerClient == 5
+		}},
 		{"tls turned on", func(c *config.Config) { c.TLS.Cert, c.TLS.Key = "c.pem", "k.pem" }, []string{"tls (on or off)"},
 			func(m *config.Config) bool { return !m.TLS.Enabled() }},
 		{"the CA to dial agents with", func(c *config.Config) { c.TLS.CA = "ca.pem" }, nil,

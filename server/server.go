@@ -58,6 +58,7 @@ type Server struct {
 	conns    *limits.Conns
 	tls      *trust.Listener // nil: plain HTTP
 	dialTLS  *tls.Config     // for wss:// and https:// agents; nil: Go's defaults
+	oauth    *oauthKeys      // mcp.oauth's keys; nil: no OAuth (replaced by a reload, under reloadMu)
 
 	// Reloading (reload.go): one at a time, under reloadMu, which also
 	// guards cfg's replacement, the reaches and what they read.
@@ -86,8 +87,8 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
-		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or auth.jwt), or mcp.enabled: false", cfg.Listen)
+	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.MCP.OAuth == nil && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or mcp.oauth, or auth.jwt), or mcp.enabled: false", cfg.Listen)
 	}
 	if cfg.UIOn() && len(cfg.ConsoleTokens()) == 0 && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("ui.enabled: the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", cfg.Listen)
@@ -135,10 +136,19 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		}
 	}
 	if cfg.MCP.Enabled {
+		if s.oauth, err = s.loadOAuthKeys(cfg, nil); err != nil {
+			return nil, err
+		}
+		if o := cfg.MCP.OAuth; o != nil && o.Resource == "" && !config.Loopback(cfg.Listen) {
+			log.Warn("mcp.oauth.resource is not set: each request's Host names the resource its token must be for, " +
+				"so a token minted for another resource whose host a client can name is taken too; set it to the URL clients use")
+		}
 		if s.face, err = mcpface.New(b, s.faceOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}
 		s.mux.Handle(mcpface.Path, s.face.Handler())
+		s.mux.Handle("GET "+mcpface.MetadataPath, s.face.MetadataHandler())
+		s.mux.Handle("GET "+mcpface.MetadataPath+mcpface.Path, s.face.MetadataHandler())
 	}
 	if cfg.UIOn() {
 		s.console, err = console.New(console.Options{Bridge: b,
@@ -449,13 +459,14 @@ func (s *Server) faceOptions(cfg *config.Config, metrics prometheus.Registerer) 
 	a := s.mcpAuth(cfg)
 	return mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
 		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: s.log, Metrics: metrics,
-		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required}
+		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required, OAuth: a.OAuth, Policies: a.Policies, Limits: a.Limits}
 }
 
-// mcpAuth is what MCP clients must present under cfg: its mcp.tokens, or
-// a JWT when auth.jwt is configured.
+// mcpAuth is what MCP clients must present under cfg: its mcp.tokens, an
+// access token of mcp.oauth (verified with s.oauth), or a JWT when
+// auth.jwt is configured; and their policies and limits.
 func (s *Server) mcpAuth(cfg *config.Config) mcpface.Auth {
-	var a mcpface.Auth
+	a := mcpface.Auth{OAuth: s.faceOAuth(cfg, s.oauth), Policies: facePolicies(cfg), Limits: faceLimits(cfg)}
 	for _, t := range cfg.MCP.Tokens {
 		a.Tokens = append(a.Tokens, mcpface.Token{Token: t.Token, Agents: t.Agents})
 	}

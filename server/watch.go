@@ -10,8 +10,8 @@ import (
 )
 
 // watchedFiles are the files whose change reloads cfg: the config file,
-// its mapping files and the --mapping ones, its TLS files and its JWT key
-// files.
+// its mapping files and the --mapping ones, its TLS files, its JWT key
+// files and mcp.oauth's JWKS file.
 func watchedFiles(cfg *config.Config, extra []string) []string {
 	files := []string{cfg.File}
 	files = append(files, cfg.Mappings...)
@@ -29,6 +29,9 @@ func watchedFiles(cfg *config.Config, extra []string) []string {
 		if j.Sign != nil && j.Sign.Key != "" {
 			files = append(files, j.Sign.Key)
 		}
+	}
+	if o := cfg.MCP.OAuth; o != nil && o.JWKSFile != "" {
+		files = append(files, o.JWKSFile)
 	}
 	out := files[:0]
 	for _, f := range files {

@@ -23,10 +23,11 @@ func TestWatchedFiles(t *testing.T) {
 	c.Mappings = []string{in("site.yaml")}
 	c.TLS = config.TLS{Cert: in("cert.pem"), Key: in("key.pem"), ClientCA: in("clients.pem"), CA: in("ca.pem")}
 	c.Auth.JWT = &config.JWT{PublicKeys: []string{in("pub.pem")}, JWKSFile: in("jwks.json"), Sign: &config.Sign{Key: in("sign.pem")}}
+	c.MCP.OAuth = &config.OAuth{JWKSFile: in("oauth-jwks.json")}
 	got := watchedFiles(c, []string{"extra.yaml"})
 	cwd, _ := os.Getwd()
 	want := []string{in("serve.yaml"), in("site.yaml"), filepath.Join(cwd, "extra.yaml"), in("cert.pem"), in("key.pem"),
-		in("clients.pem"), in("ca.pem"), in("pub.pem"), in("jwks.json"), in("sign.pem")}
+		in("clients.pem"), in("ca.pem"), in("pub.pem"), in("jwks.json"), in("sign.pem"), in("oauth-jwks.json")}
 	if !slices.Equal(got, want) {
 		t.Errorf("watched\n%q\nwant\n%q", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func (v *Verifier) Verify(token string) (string, *Refusal) {
 	claims := jwt.MapClaims{}
 	t, err := v.parser.ParseWithClaims(token, claims, v.key)
 	if err != nil {
-		return "", v.refusal(t, err)
+		return "", refusal(t, err, algorithms)
 	}
 	sub, _ := claims[v.claim].(string)
 	if sub == "" {
@@ -176,14 +177,15 @@ func (v *Verifier) key(t *jwt.Token) (any, error) {
 	return set, nil
 }
 
-// refusal says why the parser refused a token.
-func (v *Verifier) refusal(t *jwt.Token, err error) *Refusal {
+// refusal says why the parser refused a token; algs are the algorithms
+// accepted.
+func refusal(t *jwt.Token, err error, algs []string) *Refusal {
 	r := &Refusal{Detail: "the token is not valid: " + err.Error()}
 	switch {
 	case errors.Is(err, jwt.ErrTokenMalformed):
 		r.Reason, r.Detail = Malformed, "the token is malformed"
-	case t != nil && t.Method != nil && !validAlg(t.Method.Alg()):
-		r.Reason, r.Detail = Algorithm, fmt.Sprintf("the token is signed with %q; only %s are accepted", t.Method.Alg(), strings.Join(algorithms, ", "))
+	case t != nil && t.Method != nil && !slices.Contains(algs, t.Method.Alg()):
+		r.Reason, r.Detail = Algorithm, fmt.Sprintf("the token is signed with %q; only %s are accepted", t.Method.Alg(), strings.Join(algs, ", "))
 	case t != nil && t.Method == nil:
 		r.Reason, r.Detail = Algorithm, "the token names an unknown signing algorithm"
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
@@ -196,21 +198,14 @@ func (v *Verifier) refusal(t *jwt.Token, err error) *Refusal {
 		r.Reason, r.Detail = Issuer, "the token's issuer is not the one configured"
 	case errors.Is(err, jwt.ErrTokenInvalidAudience):
 		r.Reason, r.Detail = Audience, "the token is not meant for this bridge (audience)"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && strings.Contains(err.Error(), "aud claim"):
+		r.Reason, r.Detail = Audience, "the token names no audience (aud)"
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		r.Reason, r.Detail = Expired, "the token has no expiry (exp)"
 	default:
 		r.Reason = Malformed
 	}
 	return r
-}
-
-func validAlg(alg string) bool {
-	for _, a := range algorithms {
-		if a == alg {
-			return true
-		}
-	}
-	return false
 }
 
 // readPublicKeys reads the public keys (or certificates) of a PEM file.

@@ -132,7 +132,7 @@ func TestBadKeyFiles(t *testing.T) {
 		{"not PEM", config.JWT{PublicKeys: []string{testpki.Write(t, dir, "x.pem", []byte("hello"))}},
 			"auth.jwt.public_keys: " + dir + "/x.pem: no PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE block"},
 		{"not JWKS", config.JWT{JWKSFile: testpki.Write(t, dir, "j.json", []byte(`{"keys": 3}`))},
-			"auth.jwt.jwks_file: " + dir + "/j.json: not a JWKS: json: cannot unmarshal number into Go struct field .keys of type []struct { Kty string; Kid string; Use string; Crv string; N string; E string; X string; Y string }"},
+			"auth.jwt.jwks_file: " + dir + "/j.json: not a JWKS: json: cannot unmarshal number into Go struct field .keys of type []struct { Kty string; Kid string; Use string; Alg string; Crv string; N string; E string; X string; Y string }"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := NewVerifier(&c.cfg); err == nil || err.Error() != c.want {

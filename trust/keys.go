@@ -3,6 +3,7 @@ package trust
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/x509"
@@ -70,9 +71,10 @@ func usable(k any) error {
 
 func isRSA(k crypto.PublicKey) bool { _, ok := k.(*rsa.PublicKey); return ok }
 
-// jwk is one key of a JWKS file.
+// jwk is one key of a JSON Web Key Set.
 type jwk struct {
 	kid string
+	alg string // the algorithm the set binds the key to; "" for any of its type
 	key crypto.PublicKey
 }
 
@@ -83,13 +85,34 @@ func readJWKS(path string) ([]jwk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth.jwt.jwks_file: %w", err)
 	}
+	set, err := parseJWKS(data)
+	if err != nil {
+		return nil, fmt.Errorf("auth.jwt.jwks_file: %s: %w", path, err)
+	}
+	out := set[:0]
+	for _, k := range set {
+		if usable(k.key) == nil {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("auth.jwt.jwks_file: %s: no RSA or EC P-256 signing key", path)
+	}
+	return out, nil
+}
+
+// parseJWKS reads the signing keys of a JSON Web Key Set (RFC 7517): RSA,
+// EC P-256 and Ed25519 (OKP) keys. Keys of other types (symmetric "oct"
+// keys among them) and keys for encryption are skipped; a set with no
+// signing key left is an error.
+func parseJWKS(data []byte) ([]jwk, error) {
 	var set struct {
 		Keys []struct {
-			Kty, Kid, Use, Crv, N, E, X, Y string
+			Kty, Kid, Use, Alg, Crv, N, E, X, Y string
 		} `json:"keys"`
 	}
 	if err := json.Unmarshal(data, &set); err != nil {
-		return nil, fmt.Errorf("auth.jwt.jwks_file: %s: not a JWKS: %w", path, err)
+		return nil, fmt.Errorf("not a JWKS: %w", err)
 	}
 	var out []jwk
 	for i, k := range set.Keys {
@@ -103,18 +126,31 @@ func readJWKS(path string) ([]jwk, error) {
 			key, err = rsaJWK(k.N, k.E)
 		case "EC":
 			key, err = ecJWK(k.Crv, k.X, k.Y)
+		case "OKP":
+			if k.Crv != "Ed25519" {
+				continue
+			}
+			key, err = ed25519JWK(k.X)
 		default:
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("auth.jwt.jwks_file: %s: keys[%d]: %w", path, i, err)
+			return nil, fmt.Errorf("keys[%d]: %w", i, err)
 		}
-		out = append(out, jwk{kid: k.Kid, key: key})
+		out = append(out, jwk{kid: k.Kid, alg: k.Alg, key: key})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("auth.jwt.jwks_file: %s: no RSA or EC P-256 signing key", path)
+		return nil, errors.New("no RSA, EC P-256 or Ed25519 signing key")
 	}
 	return out, nil
+}
+
+func ed25519JWK(x string) (crypto.PublicKey, error) {
+	xb, err := base64.RawURLEncoding.DecodeString(x)
+	if err != nil || len(xb) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("an Ed25519 key needs x, %d bytes, base64url", ed25519.PublicKeySize)
+	}
+	return ed25519.PublicKey(xb), nil
 }
 
 func rsaJWK(n, e string) (crypto.PublicKey, error) {
