@@ -20,14 +20,15 @@ func TestDirectorySync(t *testing.T) {
 	calc := a.attach("swarm", "calc", "add", "echo")
 	fuse := b.attach("fuse", "fuse-agent", "add")
 
-	onB := b.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "a" }, "held by a")
+	// A replica is bound, then given its tools: wait for both.
+	onB := b.await("calc", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "a" && len(i.Tools) > 0 }, "held by a, with tools")
 	if onB.Dialect != "swarm" || onB.Status != bridge.StatusReady {
 		t.Errorf("b lists calc as %s, %s; want swarm, READY", onB.Dialect, onB.Status)
 	}
 	if got := toolNames(onB); !slices.Equal(got, []string{"add", "echo"}) {
 		t.Errorf("b lists calc's tools as %q, want add and echo", got)
 	}
-	onA := a.await("fuse-agent", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "b" }, "held by b")
+	onA := a.await("fuse-agent", func(i bridge.AgentInfo) bool { return i.Connected && i.Instance == "b" && len(i.Tools) > 0 }, "held by b, with tools")
 	if len(onA.Tools) != 1 || onA.Tools[0].Version != "1.0" {
 		t.Errorf("a lists fuse-agent's tools as %+v, want one at version 1.0 (fuse declares versions)", onA.Tools)
 	}
