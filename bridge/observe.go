@@ -35,7 +35,7 @@ func (s *Session) received(env *canonical.Envelope, size int, frame []byte, star
 	agent, dialect := s.labels()
 	e := event.Event{Kind: event.Received, Time: start, Env: env, Frame: frame, Size: size, Agent: agent, Dialect: dialect, Transport: s.link.Transport()}
 	if traced != nil {
-		e.Trace, e.End = &env.Trace, traced
+		e.Span = &event.Span{Trace: &env.Trace, End: traced}
 	}
 	b.events.Emit(e)
 }

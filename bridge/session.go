@@ -474,7 +474,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	if spans {
 		slot := new(func(error)) // not &traced: see receive
 		b.events.Emit(event.Event{Kind: event.Delivering, Env: env, Source: o.Env, From: o.From, Agent: idOf(a), Dialect: dialect,
-			Trace: &env.Trace, EndDelivery: slot})
+			Span: &event.Span{Trace: &env.Trace, EndDelivery: slot}})
 		traced = *slot
 	}
 	var encoding time.Duration
@@ -495,7 +495,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 		if err != nil {
 			if spans {
 				b.events.Emit(event.Event{Kind: event.Failed, Env: env, Source: o.Env, From: o.From, Reason: err, Duration: encoding,
-					Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport(), Trace: &env.Trace})
+					Agent: idOf(a), Dialect: dialect, Transport: s.link.Transport(), Span: &event.Span{Trace: &env.Trace}})
 			}
 			if traced != nil {
 				traced(err)
@@ -569,7 +569,7 @@ func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *ag
 	e := event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.Env, From: o.From, Losses: losses, Report: s.report(losses),
 		Frame: it.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport}
 	if spans {
-		e.Duration, e.Trace = encoding, &env.Trace
+		e.Duration, e.Span = encoding, &event.Span{Trace: &env.Trace}
 	}
 	b.events.Emit(e)
 	n := event.NoteOf(o.Env)

@@ -217,30 +217,35 @@ func (t *Tracer) Wants() event.Want { return event.Spans }
 // Each span's trace is written into the event's Trace slot, so that the
 // message carries it on and its receiver can continue the trace.
 func (t *Tracer) Handle(e event.Event) {
+	sp := e.Span
+	if sp == nil || sp.Trace == nil {
+		return
+	}
 	switch e.Kind {
 	case event.Received:
-		if e.Trace != nil && e.End != nil {
-			*e.Trace, *e.End = t.Received(e.Env, e.Dialect, e.Transport, e.Time)
+		if sp.End != nil {
+			*sp.Trace, *sp.End = t.Received(e.Env, e.Dialect, e.Transport, e.When())
 		}
 	case event.Requested:
-		if e.Trace != nil && e.End != nil {
-			*e.Trace, *e.End = t.Request(*e.Trace, e.Env, e.To)
+		if sp.End != nil {
+			*sp.Trace, *sp.End = t.Request(*sp.Trace, e.Env, e.To)
 		}
 	case event.Delivering:
-		if e.Trace != nil && e.EndDelivery != nil {
+		if sp.EndDelivery != nil {
 			to := e.Agent
 			if to == "" {
 				to = "anonymous"
 			}
-			*e.Trace, *e.EndDelivery = t.Deliver(*e.Trace, e.Env, to, e.Dialect)
+			*sp.Trace, *sp.EndDelivery = t.Deliver(*sp.Trace, e.Env, to, e.Dialect)
 		}
 	case event.Translated:
-		if e.Trace != nil {
-			t.Translated(*e.Trace, e.From, e.Dialect, e.Time.Add(-e.Duration), nil)
-		}
+		t.Translated(*sp.Trace, e.From, e.Dialect, time.Now().Add(-e.Duration), nil)
 	case event.Failed:
-		if e.Trace != nil {
-			t.Translated(*e.Trace, e.From, e.Dialect, e.Time.Add(-e.Duration), e.Reason)
-		}
+		t.Translated(*sp.Trace, e.From, e.Dialect, time.Now().Add(-e.Duration), e.Reason)
 	}
+}
+
+// Kinds picks the events spans are made of.
+func (t *Tracer) Kinds() event.Kinds {
+	return event.KindsOf(event.Received, event.Requested, event.Delivering, event.Translated, event.Failed)
 }

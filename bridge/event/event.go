@@ -23,7 +23,7 @@ const (
 	// it arrived. Env, Frame (nil for a link of envelopes), Size, and the
 	// sender's connection: Agent ("" while it named none), Dialect,
 	// Transport; for a frame, while a subscriber Wants Spans, the span
-	// slots Trace and End.
+	// slot Span (Trace, End).
 	Received Kind = iota + 1
 	// Handled: routing a received message is done. Duration (from the
 	// frame's arrival), Err (the refusal, if any).
@@ -38,7 +38,7 @@ const (
 	// was made from), From, Losses (valid during Handle only), Report
 	// (when wanted), Frame, ByBridge, and the receiver's connection:
 	// Agent, Dialect, Transport ("call" for the call API); while a
-	// subscriber Wants Spans, Duration (the encoding's) and Trace.
+	// subscriber Wants Spans, Duration (the encoding's) and Span.Trace.
 	Translated
 	// Delivered: the receiver's link took the message. Seq, Note, Frame,
 	// ByBridge, and the receiver's Agent, Dialect, Transport.
@@ -47,8 +47,8 @@ const (
 	// connection failed or closed, a write timed out). Seq, Note, Reason,
 	// and the receiver's Agent, Dialect, Transport. While a subscriber
 	// Wants Spans, also a message that could not be encoded for its
-	// receiver: then Env, From, Duration (the encoding's) and Trace are
-	// set too, and no Translated came before.
+	// receiver: then Env, From, Duration (the encoding's) and Span.Trace
+	// are set too, and no Translated came before.
 	Failed
 	// Dropped: a mapping's act policy dropped the message, as the
 	// receiver's dialect cannot express its act. Env, Source, Losses,
@@ -76,19 +76,22 @@ const (
 	// Duplicate: a message sent again within the dedupe window was
 	// handled as a copy of the first. Env.
 	Duplicate
-	// Status: an agent's status changed (Status, Previous, Why), or
-	// the agent was forgotten (Status empty). Agent.
+	// Status: an agent's status changed, or the agent was forgotten.
+	// Agent, Change.
 	Status
 	// Requested: a request is about to go to its receiver. Env (the
 	// request), Agent (the requester), To (the receiver), and the span
-	// slots Trace and End. Emitted only while a subscriber Wants Spans.
+	// slot Span (Trace, End). Emitted only while a subscriber Wants Spans.
 	Requested
 	// Delivering: a message is about to be encoded for its receiver. Env
 	// (the receiver's copy: valid during Handle only), Source, From, the
-	// receiver's Agent and Dialect, and the span slots Trace and
-	// EndDelivery. Emitted only while a subscriber Wants Spans.
+	// receiver's Agent and Dialect, and the span slot Span (Trace,
+	// EndDelivery). Emitted only while a subscriber Wants Spans.
 	Delivering
 )
+
+// numKinds bounds the kinds, for tables by kind.
+const numKinds = int(Delivering) + 1
 
 var kindNames = [...]string{"", "received", "handled", "copied", "translated", "delivered", "failed",
 	"dropped", "refused", "answered", "expired", "late", "duplicate", "status", "requested", "delivering"}
@@ -106,7 +109,9 @@ func (k Kind) String() string {
 // Handle only.
 type Event struct {
 	Kind Kind
-	// Time is when it happened.
+	// Time is when it happened, where the core knows it anyway (Received:
+	// when the frame arrived); zero elsewhere, for reading the clock costs
+	// every event: a subscriber that needs the time takes When.
 	Time time.Time
 	// Seq pairs a message's Translated with its Delivered or Failed.
 	Seq uint64
@@ -143,16 +148,35 @@ type Event struct {
 	// Duration is how long handling a message (Handled) or a request
 	// (Answered) took, or a request's time limit (Expired).
 	Duration time.Duration
-	// Status and Previous are an agent's new and old status; Why says
-	// why it changed.
+	// Change is an agent's status change (Status).
+	Change *Change
+	// Span holds the span slots, set only while a subscriber Wants Spans
+	// (Received, Requested, Delivering; Translated and Failed for Trace).
+	Span *Span
+}
+
+// When returns e's Time, or now when the core left it zero.
+func (e *Event) When() time.Time {
+	if e.Time.IsZero() {
+		return time.Now()
+	}
+	return e.Time
+}
+
+// Change is what a Status event tells of an agent.
+type Change struct {
+	// Status and Previous are the agent's new and old status; Status is
+	// empty when the agent was forgotten. Why says why.
 	Status, Previous, Why string
-	// The span slots, set only while a subscriber Wants Spans (Received,
-	// Requested, Delivering, and Translated and Failed for Trace). Trace
-	// points to the trace the message carries: a subscriber that makes
-	// spans may set it to its span's, which the message carries from then
-	// on, and set *End (Received, Requested) or *EndDelivery (Delivering)
-	// to what ends that span; the core calls it once, with the outcome.
-	// At most one subscriber fills them.
+}
+
+// Span is where a subscriber that makes spans meets the core. Trace
+// points to the trace the message carries: the subscriber may set it to
+// its span's, which the message carries from then on, and set *End
+// (Received, Requested) or *EndDelivery (Delivering) to what ends that
+// span; the core calls it once, with the outcome. At most one subscriber
+// fills them.
+type Span struct {
 	Trace       *canonical.Trace
 	End         *func(*canonical.Error)
 	EndDelivery *func(error)

@@ -176,7 +176,7 @@ func TestStatusEvents(t *testing.T) {
 	t.Cleanup(b.Subscribe(event.Func(func(e event.Event) {
 		if e.Kind == event.Status {
 			mu.Lock()
-			got = append(got, e.Agent+" "+e.Previous+"->"+e.Status)
+			got = append(got, e.Agent+" "+e.Change.Previous+"->"+e.Change.Status)
 			mu.Unlock()
 		}
 	})))

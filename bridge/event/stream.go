@@ -3,7 +3,6 @@ package event
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Subscriber is told of every event of the core. Handle runs on the
@@ -42,6 +41,27 @@ type Wanter interface {
 	Wants() Want
 }
 
+// Kinds is a set of event kinds.
+type Kinds uint32
+
+// KindsOf returns the set of ks.
+func KindsOf(ks ...Kind) Kinds {
+	var s Kinds
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+// Has reports whether k is in s.
+func (s Kinds) Has(k Kind) bool { return s&(1<<k) != 0 }
+
+// Picker is implemented by a subscriber told of some kinds of event only;
+// one that is not is told of every kind.
+type Picker interface {
+	Kinds() Kinds
+}
+
 // Stream is the list of subscribers the core emits to. Subscribing and
 // unsubscribing replace the list whole; Emit reads it with one atomic
 // load, and with no subscriber costs nothing more.
@@ -56,8 +76,9 @@ type Stream struct {
 func (st *Stream) NextSeq() uint64 { return st.seq.Add(1) }
 
 type subscribers struct {
-	list  []*entry
-	wants Want
+	list   []*entry
+	byKind [numKinds][]Subscriber // the subscribers of each kind, in order
+	wants  Want
 }
 
 type entry struct{ s Subscriber }
@@ -74,7 +95,7 @@ func (st *Stream) Subscribe(s Subscriber) (stop func()) {
 		next.list = append(next.list, cur.list...)
 	}
 	next.list = append(next.list, e)
-	next.wants = wantsOf(next.list)
+	next.index()
 	st.subs.Store(next)
 	st.mu.Unlock()
 	var once sync.Once
@@ -98,18 +119,27 @@ func (st *Stream) remove(e *entry) {
 		st.subs.Store(nil)
 		return
 	}
-	next.wants = wantsOf(next.list)
+	next.index()
 	st.subs.Store(next)
 }
 
-func wantsOf(list []*entry) Want {
-	var w Want
-	for _, e := range list {
+// index makes the tables of s: what its subscribers want, and which of
+// them each kind goes to.
+func (s *subscribers) index() {
+	for _, e := range s.list {
 		if x, ok := e.s.(Wanter); ok {
-			w |= x.Wants()
+			s.wants |= x.Wants()
+		}
+		kinds := ^Kinds(0)
+		if p, ok := e.s.(Picker); ok {
+			kinds = p.Kinds()
+		}
+		for k := range numKinds {
+			if kinds.Has(Kind(k)) {
+				s.byKind[k] = append(s.byKind[k], e.s)
+			}
 		}
 	}
-	return w
 }
 
 // Active reports whether anyone subscribes.
@@ -121,17 +151,14 @@ func (st *Stream) Wants(w Want) bool {
 	return s != nil && s.wants&w != 0
 }
 
-// Emit tells every subscriber of e, in the order they subscribed, setting
-// e.Time to now when it is zero.
+// Emit tells every subscriber of e's kind of e, in the order they
+// subscribed.
 func (st *Stream) Emit(e Event) {
 	s := st.subs.Load()
-	if s == nil {
+	if s == nil || int(e.Kind) >= numKinds {
 		return
 	}
-	if e.Time.IsZero() {
-		e.Time = time.Now()
-	}
-	for _, x := range s.list {
-		x.s.Handle(e)
+	for _, x := range s.byKind[e.Kind] {
+		x.Handle(e)
 	}
 }

@@ -45,12 +45,18 @@ func (m *Metrics) Handle(e event.Event) {
 	case event.Duplicate:
 		m.Duplicate()
 	case event.Status:
-		if e.Status == "" {
+		if e.Change.Status == "" {
 			m.Forget(e.Agent, statusNames)
 			return
 		}
-		m.Status(e.Agent, e.Status, statusNames)
+		m.Status(e.Agent, e.Change.Status, statusNames)
 	}
+}
+
+// Kinds picks the events the metrics count.
+func (m *Metrics) Kinds() event.Kinds {
+	return event.KindsOf(event.Received, event.Handled, event.Delivered, event.Refused, event.Answered,
+		event.Late, event.Duplicate, event.Status)
 }
 
 func orAnonymous(id string) string {

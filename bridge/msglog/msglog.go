@@ -43,7 +43,7 @@ func (l *Log) Handle(e event.Event) {
 			slog.String("sender", e.Env.Sender.ID), slog.String("act", string(e.Env.Act)), slog.Int("bytes", e.Size))
 		n := event.NoteOf(e.Env)
 		attrs = l.appendMessage(appendIDs(attrs, &n), e.Frame)
-		l.line(e.Time, "received", attrs)
+		l.line(e.When(), "received", attrs)
 	case event.Delivered:
 		if e.Transport == callTransport || !l.log.Enabled(context.Background(), slog.LevelInfo) {
 			return
@@ -52,7 +52,7 @@ func (l *Log) Handle(e event.Event) {
 		attrs = append(attrs, slog.String("dialect", e.Dialect), slog.String("transport", e.Transport), slog.String("receiver", orAnonymous(e.Agent)),
 			slog.String("sender", e.Note.Sender), slog.String("act", string(e.Note.Act)), slog.Int("bytes", len(e.Frame)))
 		attrs = l.appendMessage(appendIDs(attrs, &e.Note), e.Frame)
-		l.line(e.Time, "sent", attrs)
+		l.line(e.When(), "sent", attrs)
 	case event.Translated:
 		l.lost(e)
 	case event.Dropped:
@@ -75,12 +75,18 @@ func (l *Log) Handle(e event.Event) {
 	case event.Duplicate:
 		l.log.Info("duplicate", "sender", e.Env.Sender.ID, "act", e.Env.Act, "id", e.Env.ID, "task_id", e.Env.TaskID)
 	case event.Status:
-		if e.Status == "" {
-			l.log.Info("agent forgotten", "agent", e.Agent, "reason", e.Why)
+		if e.Change.Status == "" {
+			l.log.Info("agent forgotten", "agent", e.Agent, "reason", e.Change.Why)
 			return
 		}
-		l.log.Info("agent status", "agent", e.Agent, "status", e.Status, "was", e.Previous, "reason", e.Why)
+		l.log.Info("agent status", "agent", e.Agent, "status", e.Change.Status, "was", e.Change.Previous, "reason", e.Change.Why)
 	}
+}
+
+// Kinds picks the events the message log writes of.
+func (l *Log) Kinds() event.Kinds {
+	return event.KindsOf(event.Received, event.Delivered, event.Translated, event.Dropped, event.Refused,
+		event.Late, event.Duplicate, event.Status)
 }
 
 // line logs msg with attrs at info level. It hands the line to the

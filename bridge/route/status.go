@@ -21,10 +21,10 @@ const StatusEvent = "agent_status_changed"
 func (c *controller) observe(ch directory.Change) {
 	switch ch.Kind {
 	case directory.StatusChanged:
-		c.r.events.Emit(event.Event{Kind: event.Status, Agent: ch.Agent.ID, Status: string(ch.Agent.Status), Previous: string(ch.Previous), Why: ch.Reason})
+		c.r.events.Emit(event.Event{Kind: event.Status, Agent: ch.Agent.ID, Change: &event.Change{Status: string(ch.Agent.Status), Previous: string(ch.Previous), Why: ch.Reason}})
 		c.announce(ch.Agent.ID, ch.Previous, ch.Agent.Status, ch.Reason)
 	case directory.Removed:
-		c.r.events.Emit(event.Event{Kind: event.Status, Agent: ch.Agent.ID, Why: ch.Reason})
+		c.r.events.Emit(event.Event{Kind: event.Status, Agent: ch.Agent.ID, Change: &event.Change{Why: ch.Reason}})
 	}
 }
 

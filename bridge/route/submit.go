@@ -157,7 +157,7 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	p.DedupeKey = first
 	if r.events.Wants(event.Spans) {
-		r.events.Emit(event.Event{Kind: event.Requested, Env: env, Agent: env.Sender.ID, To: t.Agent.ID(), Trace: &p.Trace, End: &p.Span})
+		r.events.Emit(event.Event{Kind: event.Requested, Env: env, Agent: env.Sender.ID, To: t.Agent.ID(), Span: &event.Span{Trace: &p.Trace, End: &p.Span}})
 	}
 	d := correlation.TimeoutFor(env, r.timeout, now)
 	// A request with the task id of its requester's open one takes over

@@ -15,7 +15,7 @@ import (
 func (t *Tap) Handle(e event.Event) {
 	switch e.Kind {
 	case event.Received:
-		t.recent.add(e.Env, &arrival{at: e.Time, frame: t.clip(e.Frame), dialect: e.Dialect})
+		t.recent.add(e.Env, &arrival{at: e.When(), frame: t.clip(e.Frame), dialect: e.Dialect})
 	case event.Copied:
 		if a := t.recent.get(e.Env); a != nil {
 			t.recent.add(e.Copy, a)
@@ -29,19 +29,19 @@ func (t *Tap) Handle(e event.Event) {
 	case event.Delivered:
 		if e.Seq == 0 { // the call API: nothing was queued
 			r := t.start(Delivered, e)
-			r.stamp(e.Time)
+			r.stamp(e.When())
 			t.emit(r)
 			return
 		}
 		if r := t.take(e.Seq); r != nil {
 			r.out = t.clip(e.Frame)
-			r.stamp(e.Time)
+			r.stamp(e.When())
 			t.emit(r)
 		}
 	case event.Failed:
 		if r := t.take(e.Seq); r != nil {
 			r.Kind, r.Reason = Failed, e.Reason.Error()
-			r.stamp(e.Time)
+			r.stamp(e.When())
 			t.emit(r)
 		}
 	case event.Dropped:
@@ -50,7 +50,7 @@ func (t *Tap) Handle(e event.Event) {
 		if len(r.Losses) > 0 {
 			r.Reason = r.Losses[0].Message
 		}
-		r.stamp(e.Time)
+		r.stamp(e.When())
 		t.emit(r)
 	case event.Refused:
 		t.refused(e)
@@ -102,7 +102,7 @@ func (t *Tap) refused(e event.Event) {
 		r.in = t.clip(e.Input)
 	}
 	r.out = t.clip(e.Frame)
-	r.stamp(e.Time)
+	r.stamp(e.When())
 	t.emit(r)
 }
 

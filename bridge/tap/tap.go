@@ -177,6 +177,11 @@ func (t *Tap) Dropped() uint64 { return t.dropped.Load() }
 // Waiting returns how many messages wait for the tap's function.
 func (t *Tap) Waiting() int { return len(t.events) }
 
+// Kinds picks the events a tap shows.
+func (t *Tap) Kinds() event.Kinds {
+	return event.KindsOf(event.Received, event.Copied, event.Translated, event.Delivered, event.Failed, event.Dropped, event.Refused)
+}
+
 // Wants asks the core for the copies of messages (to pair a message with
 // its arrival), the loss reports, and the failures.
 func (t *Tap) Wants() event.Want { return event.Copies | event.Reports | event.Failures }
