@@ -3,26 +3,33 @@ package linktest
 import (
 	"context"
 	"fmt"
-	"time"
+	"sync"
+	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 )
 
-// AwaitLost returns a Conn.Lost for an agent attached to b: it waits
-// until b lists the agent id as disconnected and UNAVAILABLE, as a lost
-// connection leaves it (a detached one is stopped).
-func AwaitLost(b *bridge.Bridge, id string) func(ctx context.Context) error {
+// AwaitLost returns a Conn.Lost for the agent id attached to b: it waits
+// until b made the agent UNAVAILABLE, as a lost connection does (a
+// detached one is stopped). It watches b's events from the call on, until
+// the test ends.
+func AwaitLost(t *testing.T, b *bridge.Bridge, id string) func(ctx context.Context) error {
+	lost := make(chan struct{})
+	var once sync.Once
+	stop := b.Subscribe(event.Func(func(e event.Event) {
+		if e.Kind == event.Status && e.Agent == id && e.Status == string(bridge.StatusUnavailable) {
+			once.Do(func() { close(lost) })
+		}
+	}))
+	t.Cleanup(stop)
 	return func(ctx context.Context) error {
-		for {
-			a, ok := b.Agent(id)
-			if ok && !a.Connected && a.Status == bridge.StatusUnavailable {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("agent %s is %s (connected %v): %w", id, a.Status, a.Connected, ctx.Err())
-			case <-time.After(5 * time.Millisecond):
-			}
+		select {
+		case <-lost:
+			return nil
+		case <-ctx.Done():
+			a, _ := b.Agent(id)
+			return fmt.Errorf("agent %s is %s (connected %v): %w", id, a.Status, a.Connected, ctx.Err())
 		}
 	}
 }

@@ -218,6 +218,9 @@ func testPing(t *testing.T, c *Conn) {
 	if !ok {
 		t.Skipf("%T cannot check its peer is alive (bridge.Pinger)", c.Link)
 	}
+	if c.NoPing != "" {
+		t.Skipf("%T: %s", c.Link, c.NoPing)
+	}
 	if err := p.Ping(patient(t)); err != nil {
 		t.Fatalf("a live peer: %v", err)
 	}
@@ -236,12 +239,15 @@ func testCancel(t *testing.T, c *Conn) {
 	if !ok {
 		t.Skipf("%T cannot stop its peer's work (bridge.Canceller)", c.Link)
 	}
-	if c.Slow == nil || c.Cancelled == nil {
+	if c.Slow == nil || c.Working == nil || c.Cancelled == nil {
 		t.Skip("the peer has no work to cancel")
 	}
 	out, token := c.Slow()
 	if err := c.Link.Send(patient(t), out); err != nil {
 		t.Fatalf("send: %v", err)
+	}
+	if err := c.Working(patient(t)); err != nil {
+		t.Fatalf("the peer never worked on it: %v", err)
 	}
 	cn.Cancel(token)
 	if err := c.Cancelled(patient(t)); err != nil {
@@ -250,7 +256,8 @@ func testCancel(t *testing.T, c *Conn) {
 }
 
 // testDeadPeer: once the peer is dead, sends fail (within their context:
-// none hangs), and the bridge is told the connection was lost.
+// none hangs), and the bridge is told the connection was lost. An async
+// link's send cannot fail: the session must be told.
 func testDeadPeer(t *testing.T, c *Conn) {
 	p := payload(0, 10)
 	if err := c.Link.Send(patient(t), c.Out(p)); err != nil {
@@ -258,6 +265,18 @@ func testDeadPeer(t *testing.T, c *Conn) {
 	}
 	expect(t, c, p)
 	c.Kill()
+	if c.Async {
+		if c.Lost == nil {
+			t.Fatal("an async link whose loss nothing shows")
+		}
+		if err := c.Link.Send(patient(t), c.Out(payload(1, 10))); err != nil {
+			t.Logf("send to the dead peer: %v", err)
+		}
+		if err := c.Lost(patient(t)); err != nil {
+			t.Fatalf("the bridge was not told the connection was lost: %v", err)
+		}
+		return
+	}
 	deadline := time.Now().Add(Patience)
 	for i := 1; ; i++ {
 		if time.Now().After(deadline) {

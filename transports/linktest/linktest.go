@@ -35,6 +35,10 @@ type Conn struct {
 	// Kill makes the peer dead at once: its process killed, or its
 	// connection dropped without a word.
 	Kill func()
+	// Async marks a link whose Send hands the message on and returns (an
+	// MCP server's calls run on their own): a dead peer does not fail the
+	// send, and the session must be told the connection was lost instead.
+	Async bool
 
 	// Stall makes the peer stop reading until Resume.
 	Stall, Resume func()
@@ -45,10 +49,13 @@ type Conn struct {
 	// (Session.Lost), after Kill.
 	Lost func(ctx context.Context) error
 	// Slow makes a message the peer works on until it is cancelled, and
-	// the token it goes out under; Cancelled waits until the peer saw it
-	// cancelled.
-	Slow      func() (out bridge.Outbound, token string)
-	Cancelled func(ctx context.Context) error
+	// the token it goes out under; Working waits until the peer works on
+	// it, Cancelled until the peer saw it cancelled.
+	Slow               func() (out bridge.Outbound, token string)
+	Working, Cancelled func(ctx context.Context) error
+	// NoPing, when set, says why the link's Ping cannot tell a dead peer
+	// from a live one: the suite skips Ping, naming it.
+	NoPing string
 }
 
 // Factory connects a fresh link to a live peer, for one test; it cleans

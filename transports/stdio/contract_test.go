@@ -66,7 +66,7 @@ func TestLinkContract(t *testing.T) {
 				}
 			},
 			Kill: func() { _ = syscall.Kill(c.Pid(), syscall.SIGKILL) },
-			Lost: linktest.AwaitLost(b, "peer"),
+			Lost: linktest.AwaitLost(t, b, "peer"),
 		}
 	})
 }

@@ -167,6 +167,6 @@ func contractConn(t *testing.T, b *bridge.Bridge, l bridge.Link, peer *websocket
 				return "", ctx.Err()
 			}
 		},
-		Lost: linktest.AwaitLost(b, "peer"),
+		Lost: linktest.AwaitLost(t, b, "peer"),
 	}
 }
