@@ -11,8 +11,8 @@ import (
 	_ "github.com/mcp-bridge/mcp-bridge/transports/builtin"
 )
 
-// TestWays: the built-in ways, in the order of their keys, each found by
-// its name.
+// TestWays: the built-in ways and this test's pigeon (newway_test.go), in
+// the order of their keys, each found by its name.
 func TestWays(t *testing.T) {
 	var names, kinds []string
 	for _, w := range reach.Ways() {
@@ -21,10 +21,10 @@ func TestWays(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", w.Name, got, ok)
 		}
 	}
-	if got, want := strings.Join(names, " "), "url webhook command mcp"; got != want {
+	if got, want := strings.Join(names, " "), "url webhook command mcp pigeon"; got != want {
 		t.Errorf("ways %s, want %s", got, want)
 	}
-	if got, want := strings.Join(kinds, " "), "websocket webhook stdio mcp"; got != want {
+	if got, want := strings.Join(kinds, " "), "websocket webhook stdio mcp pigeon"; got != want {
 		t.Errorf("kinds %s, want %s", got, want)
 	}
 	if _, ok := reach.Lookup("carrier-pigeon"); ok {
@@ -36,7 +36,7 @@ func TestWays(t *testing.T) {
 // registered once the ways were read are refused with a panic naming why.
 func TestRegisterRefuses(t *testing.T) {
 	whole := func() *reach.Way {
-		return &reach.Way{Name: "pigeon", Kind: "pigeon", Key: spec.String("pigeon", "A loft."),
+		return &reach.Way{Name: "kite", Kind: "kite", Key: spec.String("kite", "A string."),
 			Bind:  func(*spec.Value) any { return nil },
 			Start: func(context.Context, reach.Host, reach.Agent) (func(), error) { return func() {}, nil },
 			Same:  reach.SameSettings}
@@ -46,14 +46,15 @@ func TestRegisterRefuses(t *testing.T) {
 		change func(w *reach.Way)
 		want   string
 	}{
-		{"a name that is no key", func(w *reach.Way) { w.Name = "Pigeon" }, "lower-case"},
+		{"a name that is no key", func(w *reach.Way) { w.Name = "Kite" }, "lower-case"},
 		{"no kind", func(w *reach.Way) { w.Kind = "" }, "no Kind"},
-		{"a key of another name", func(w *reach.Way) { w.Key = spec.String("loft", "A loft.") }, "the spec of the key pigeon"},
+		{"a key of another name", func(w *reach.Way) { w.Key = spec.String("tail", "A tail.") }, "the spec of the key kite"},
 		{"no start", func(w *reach.Way) { w.Start = nil }, "no Bind, Start or Same"},
 		{"a dialect without its speaker", func(w *reach.Way) { w.Dialect = "coo" }, "Speaker and Protocol"},
 		{"again without its doc", func(w *reach.Way) { w.Again = &reach.Again{} }, "Again needs its Doc"},
 		{"a key with no name", func(w *reach.Way) { w.With = []*spec.Node{spec.String("", "")} }, "no name"},
 		{"a key another way has", func(w *reach.Way) { w.With = []*spec.Node{spec.String("env", "Its air.")} }, "the key env is command's already"},
+		{"a name another way has", func(w *reach.Way) { w.Name, w.Key = "pigeon", spec.String("pigeon", "A loft.") }, "the key pigeon is pigeon's already"},
 		{"after the ways were read", func(*reach.Way) { reach.Ways() }, "the ways were read already"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
