@@ -2,9 +2,11 @@ package config
 
 import (
 	"cmp"
-	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 	"log/slog"
 	"math"
+
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
 // bind reads a decoded config, its defaults filled in, into a Config. The
@@ -87,17 +89,14 @@ func bindAgent(v *spec.Value) Agent {
 	}
 	b := v.Get("restart_backoff")
 	a.BackoffMin, a.BackoffMax = b.Dur("min"), b.Dur("max")
-	switch {
-	case v.Has("url"):
-		a.Reach, a.URL = ReachWebSocket, v.Str("url")
-	case v.Has("webhook"):
-		a.Reach, a.URL = ReachWebhook, v.Str("webhook")
-	case v.Has("command"):
-		a.Reach, a.Command, a.Env, a.Dir = ReachStdio, v.Strs("command"), v.StrMap("env"), v.Str("dir")
-	case v.Has("mcp"):
-		s := v.Get("mcp")
-		a.Reach, a.Dialect = ReachMCP, MCPDialect
-		a.MCP = MCPServer{Command: s.Strs("command"), Env: s.StrMap("env"), Dir: s.Str("dir"), URL: s.Str("url"), Headers: s.StrMap("headers")}
+	for _, w := range reach.Ways() {
+		if v.Has(w.Name) {
+			a.Reach, a.Settings = Reach(w.Name), w.Bind(v)
+			if w.Dialect != "" {
+				a.Dialect = w.Dialect
+			}
+			break
+		}
 	}
 	return a
 }

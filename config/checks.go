@@ -2,9 +2,11 @@ package config
 
 import (
 	"fmt"
-	"github.com/mcp-bridge/mcp-bridge/internal/spec"
 	"slices"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
 // The checks across keys, run once an object's keys are decoded and
@@ -20,19 +22,27 @@ func notMore(lo, hi string) func(d *spec.Decoder, v *spec.Value) {
 	}
 }
 
-// checkProgram checks that a command names a program.
-func checkProgram(d *spec.Decoder, v *spec.Value) {
-	if items := v.Items(); len(items) > 0 && items[0].String() == "" && items[0].Path() == v.Path()+"[0]" {
-		d.Fail(items[0].Pos(), items[0].Path(), "must be the program to run")
+// checkFixedDialect checks that an agent reached a way whose agents speak
+// the transport's own protocol (an MCP server) has no dialect.
+func checkFixedDialect(d *spec.Decoder, v *spec.Value) {
+	dialect := v.Get("dialect")
+	if dialect == nil {
+		return
+	}
+	if w := fixedWay(v); w != nil {
+		d.Fail(dialect.Pos(), dialect.Path(), "%s (%s:) speaks %s: it has no dialect", w.Speaker, w.Name, w.Protocol)
 	}
 }
 
-// checkMCPAgent checks that an MCP server agent has no dialect: it speaks
-// MCP.
-func checkMCPAgent(d *spec.Decoder, v *spec.Value) {
-	if dialect := v.Get("dialect"); dialect != nil && v.Wrote("mcp") {
-		d.Fail(dialect.Pos(), dialect.Path(), "an MCP server (mcp:) speaks MCP: it has no dialect")
+// fixedWay returns the way the agent entry v is written with, when its
+// agents have a dialect of their own (package reach); nil otherwise.
+func fixedWay(v *spec.Value) *reach.Way {
+	for _, w := range reach.Ways() {
+		if w.Dialect != "" && v.Wrote(w.Name) {
+			return w
+		}
 	}
+	return nil
 }
 
 // checkBridgeID checks that no agent has the bridge's own id.
@@ -87,7 +97,7 @@ func hasTokenForAll(root *spec.Value) bool {
 func checkDialects(d *spec.Decoder, root *spec.Value, known []string) {
 	names := slices.Sorted(slices.Values(known))
 	for _, a := range root.List("agents") {
-		if a.Wrote("mcp") {
+		if fixedWay(a) != nil {
 			continue
 		}
 		dialect := a.Get("dialect")

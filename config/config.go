@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
 // DefaultClusterListen is where an embedded NATS listens by default.
@@ -72,58 +73,47 @@ type Agent struct {
 	ID, Dialect, Token string
 	Tools              []Tool // what it serves, as the config declares it
 	Subscribe          []string
-	Reach              Reach
-	MCP                MCPServer         // for ReachMCP
-	URL                string            // for ReachWebSocket or ReachWebhook
-	Command            []string          // for ReachStdio: the program and its arguments
-	Env                map[string]string // for ReachStdio: added to the bridge's environment
-	Dir                string            // for ReachStdio: the working directory, joined to the config file's directory
-	BackoffMin         time.Duration     // for ReachStdio and ReachWebSocket: the first wait before a restart or redial
-	BackoffMax         time.Duration     // the longest wait
-	Line               int               // line of the agent's entry, for messages
-	DialectLine        int               // line of its dialect
+	Reach              Reach         // how the bridge reaches it
+	Settings           any           // what Reach's way read of the agent's keys (its transport's type); nil for ReachInbound
+	BackoffMin         time.Duration // for a way that reaches the agent again: the first wait before a restart or redial
+	BackoffMax         time.Duration // the longest wait
+	Line               int           // line of the agent's entry, for messages
+	DialectLine        int           // line of its dialect
 }
 
-// Reach is how the bridge and an agent find each other.
-type Reach uint8
+// Reach is how the bridge and an agent find each other: ReachInbound, or
+// the name of the registered way (package reach) the bridge reaches the
+// agent with, the agent key that selects it ("url", "webhook", "command",
+// "mcp").
+type Reach string
 
-// The ways to reach an agent.
-const (
-	ReachInbound   Reach = iota // the agent connects to the bridge
-	ReachWebSocket              // the bridge dials the agent's WebSocket URL
-	ReachWebhook                // the bridge POSTs messages to the agent's URL
-	ReachStdio                  // the bridge runs the agent as a child on stdin/stdout
-	ReachMCP                    // the agent is an MCP server; the bridge is its client
-)
+// ReachInbound is an agent that connects to the bridge.
+const ReachInbound Reach = ""
 
-// MCPDialect is the dialect label of an agent that is an MCP server.
-const MCPDialect = "mcp"
-
-// MCPServer says how to reach an MCP server that is an agent: a command run
-// as a child on stdio (with Env and Dir), or a streamable HTTP URL (with
-// Headers).
-type MCPServer struct {
-	Command []string
-	Env     map[string]string
-	Dir     string
-	URL     string
-	Headers map[string]string
-}
-
-func (r Reach) String() string {
-	switch r {
-	case ReachInbound:
-		return "inbound"
-	case ReachWebSocket:
-		return "websocket"
-	case ReachWebhook:
-		return "webhook"
-	case ReachStdio:
-		return "stdio"
-	case ReachMCP:
-		return "mcp"
+// Way returns the registered way of r; false for ReachInbound or a name
+// no way is registered as.
+func (r Reach) Way() (*reach.Way, bool) {
+	if r == ReachInbound {
+		return nil, false
 	}
-	return fmt.Sprintf("Reach(%d)", uint8(r))
+	return reach.Lookup(string(r))
+}
+
+// String names r as listings do: "inbound", or its way's kind
+// ("websocket", "stdio").
+func (r Reach) String() string {
+	if r == ReachInbound {
+		return "inbound"
+	}
+	if w, ok := r.Way(); ok {
+		return w.Kind
+	}
+	return fmt.Sprintf("Reach(%q)", string(r))
+}
+
+// Reached is the agent as its way sees it.
+func (a Agent) Reached() reach.Agent {
+	return reach.Agent{ID: a.ID, Dialect: a.Dialect, Token: a.Token, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Settings: a.Settings}
 }
 
 // Parse reads a config file's text. name is used in errors and its
@@ -146,7 +136,7 @@ func (c *Config) CheckDialects(known []string) error {
 	var errs Errors
 	names := slices.Sorted(slices.Values(known))
 	for i, a := range c.Agents {
-		if a.Reach != ReachMCP && !slices.Contains(known, a.Dialect) {
+		if w, ok := a.Reach.Way(); (!ok || w.Dialect == "") && !slices.Contains(known, a.Dialect) {
 			errs = append(errs, &Error{File: c.File, Line: a.DialectLine, Key: fmt.Sprintf("agents[%d].dialect", i),
 				Msg: unknownDialect(a.Dialect, names)})
 		}

@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
+	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
+	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
+	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 )
 
 const everyKey = `listen: 0.0.0.0:8080
@@ -116,13 +120,13 @@ func TestParseEveryKey(t *testing.T) {
 		Agents: []Agent{
 			// No restart_backoff for agents the bridge does not dial or run.
 			{ID: "Eddy", Dialect: "elizaacl", Token: "s3cret", Tools: nil, Subscribe: []string{"findings", "alerts"}, Line: 34},
-			{ID: "JULES", Dialect: "swarm", Tools: Named("debug_code", "lint"), Reach: ReachWebSocket,
-				URL: "wss://agents.example.net:9000/jules", BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 38},
-			{ID: "HOOK", Dialect: "collab", Reach: ReachWebhook, URL: "https://hooks.example.net/inbox", Line: 43},
-			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: ReachStdio, Command: []string{"./fixer", "--stdio", "", "--stdio"},
-				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents",
+			{ID: "JULES", Dialect: "swarm", Tools: Named("debug_code", "lint"), Reach: "url",
+				Settings: ws.Remote{URL: "wss://agents.example.net:9000/jules"}, BackoffMin: 50 * time.Millisecond, BackoffMax: 2 * time.Second, Line: 38},
+			{ID: "HOOK", Dialect: "collab", Reach: "webhook", Settings: httpapi.Hook{URL: "https://hooks.example.net/inbox"}, Line: 43},
+			back(Agent{ID: "Fixer", Dialect: "fuse", Reach: "command", Settings: stdio.Program{Command: []string{"./fixer", "--stdio", "", "--stdio"},
+				Env: map[string]string{"LOG_LEVEL": "debug", "PORT": "8081", "EMPTY": ""}, Dir: "/etc/bridge/agents"},
 				BackoffMax: time.Minute, Line: 46}),
-			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: ReachStdio, Command: []string{"blue-agent"}, Dir: "/etc/bridge", Line: 52}),
+			back(Agent{ID: "Blue", Dialect: "bluelabel", Reach: "command", Settings: stdio.Program{Command: []string{"blue-agent"}, Dir: "/etc/bridge"}, Line: 52}),
 		},
 	}
 	for i := range c.Agents {
@@ -179,7 +183,7 @@ func TestValues(t *testing.T) {
 		{"agents: [{id: 7, dialect: swarm}]", func(c *Config) any { return c.Agents[0].ID }, "7"},
 		{"agents: [{id: A, dialect: swarm, token: 123}]", func(c *Config) any { return c.Agents[0].Token }, "123"},
 		{"agents: [{id: A, dialect: swarm}]", func(c *Config) any { return c.Agents[0].Reach }, ReachInbound},
-		{"agents: [{id: A, dialect: swarm, command: [a], dir: /srv/a}]", func(c *Config) any { return c.Agents[0].Dir }, "/srv/a"},
+		{"agents: [{id: A, dialect: swarm, command: [a], dir: /srv/a}]", func(c *Config) any { return c.Agents[0].Settings.(stdio.Program).Dir }, "/srv/a"},
 		{"agents: [{id: A, dialect: swarm, url: ws://h/, restart_backoff: {min: 1s, max: 1s}}]", func(c *Config) any { return c.Agents[0].BackoffMax }, time.Second},
 		{"agents:\n  - {id: A, dialect: swarm, tools: &t [a, b]}\n  - {id: B, dialect: swarm, tools: *t}", func(c *Config) any { return ToolNames(c.Agents[1].Tools) }, []string{"a", "b"}},
 		{"agents:\n  - id: A\n    dialect: swarm\n    tools:\n      - name: s\n        description: Scores.\n        input_schema: {type: object, properties: {text: {type: string}}}",
@@ -190,7 +194,7 @@ func TestValues(t *testing.T) {
 		{"agents:\n  - id: M\n    mcp: {url: 'http://h/mcp', headers: {Authorization: 'Bearer ${MCP_BRIDGE_TEST_TOKEN}'}}",
 			func(c *Config) any {
 				a := c.Agents[0]
-				return a.Dialect + " " + a.Reach.String() + " " + a.MCP.Headers["Authorization"]
+				return a.Dialect + " " + a.Reach.String() + " " + a.Settings.(upstream.Server).Headers["Authorization"]
 			}, "mcp mcp Bearer t0k$n"},
 		{"mcp: {tool_names: bare, tokens: [{token: a, agents: [x]}], expose: {deny: ['x:*']}, call_timeout: 5s}",
 			func(c *Config) any {
@@ -205,8 +209,10 @@ func TestValues(t *testing.T) {
 		{"dedupe_window: 2m", func(c *Config) any { return c.DedupeWindow }, 2 * time.Minute},
 		{"max_frame: ${MCP_BRIDGE_TEST_SIZE}", func(c *Config) any { return c.MaxFrame }, 2 << 10},
 		{"agents: [{id: A, dialect: swarm}]", func(c *Config) any { return c.Agents[0].BackoffMax }, time.Duration(0)},
-		{"agents: [{id: M, mcp: {command: [m]}}]", func(c *Config) any { return c.Agents[0].MCP.Dir + " " + c.Agents[0].Dialect }, ". mcp"},
-		{"agents: [{id: M, mcp: {url: 'http://h/'}}]", func(c *Config) any { return c.Agents[0].MCP.Dir + c.Agents[0].MCP.URL }, "http://h/"},
+		{"agents: [{id: M, mcp: {command: [m]}}]", func(c *Config) any { return c.Agents[0].Settings.(upstream.Server).Dir + " " + c.Agents[0].Dialect }, ". mcp"},
+		{"agents: [{id: M, mcp: {url: 'http://h/'}}]", func(c *Config) any {
+			return c.Agents[0].Settings.(upstream.Server).Dir + c.Agents[0].Settings.(upstream.Server).URL
+		}, "http://h/"},
 		{"mcp: {}", func(c *Config) any { return fmt.Sprint(c.MCP.Allow, c.MCP.Deny, c.MCP.Enabled, c.MCP.CallTimeout) }, "[*] [] true 0s"},
 	}
 	t.Setenv("MCP_BRIDGE_TEST_TOKEN", "t0k$n")
@@ -244,7 +250,7 @@ func TestRelativePaths(t *testing.T) {
 			if !reflect.DeepEqual(cfg.Mappings, c.mappings) {
 				t.Errorf("mappings %q, want %q", cfg.Mappings, c.mappings)
 			}
-			if dirs := []string{cfg.Agents[0].Dir, cfg.Agents[1].Dir}; !reflect.DeepEqual(dirs, c.dirs) {
+			if dirs := []string{cfg.Agents[0].Settings.(stdio.Program).Dir, cfg.Agents[1].Settings.(stdio.Program).Dir}; !reflect.DeepEqual(dirs, c.dirs) {
 				t.Errorf("dirs %q, want %q", dirs, c.dirs)
 			}
 		})
@@ -261,8 +267,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.File != path || c.Mappings[0] != filepath.Join(dir, "site.yaml") || c.Agents[0].Dir != dir {
-		t.Errorf("file %q, mappings %q, dir %q", c.File, c.Mappings, c.Agents[0].Dir)
+	if c.File != path || c.Mappings[0] != filepath.Join(dir, "site.yaml") || c.Agents[0].Settings.(stdio.Program).Dir != dir {
+		t.Errorf("file %q, mappings %q, dir %q", c.File, c.Mappings, c.Agents[0].Settings.(stdio.Program).Dir)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
@@ -316,9 +322,9 @@ func TestDefaultExample(t *testing.T) {
 }
 
 func TestReachString(t *testing.T) {
-	for r, want := range map[Reach]string{ReachInbound: "inbound", ReachWebSocket: "websocket", ReachWebhook: "webhook", ReachStdio: "stdio", 9: "Reach(9)"} {
+	for r, want := range map[Reach]string{ReachInbound: "inbound", "url": "websocket", "webhook": "webhook", "command": "stdio", "mcp": "mcp", "nine": `Reach("nine")`} {
 		if got := r.String(); got != want {
-			t.Errorf("%d: %q, want %q", r, got, want)
+			t.Errorf("%q: %q, want %q", string(r), got, want)
 		}
 	}
 }

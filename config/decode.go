@@ -6,6 +6,6 @@ import "github.com/mcp-bridge/mcp-bridge/internal/spec"
 // value with every default filled in, or nil when the file is not a YAML
 // mapping, and the decoder holding the problems found.
 func decodeFile(name string, data []byte) (*spec.Value, *spec.Decoder) {
-	d := serve.NewDecoder(name)
+	d := serve().NewDecoder(name)
 	return d.Decode(data), d
 }

@@ -2,12 +2,16 @@
 // listener, the bridge's own id, limits and timeouts, the mapping files to
 // layer over the defaults, the log level, the MCP face, the cluster, and
 // the agents the bridge knows with how each is reached (it connects in,
-// the bridge dials its WebSocket, posts to its webhook, runs it as a stdio
-// child, or is the client of the MCP server it is).
+// or the bridge reaches it a way a transport registered in package reach:
+// it dials its WebSocket, posts to its webhook, runs it as a stdio child,
+// or is the client of the MCP server it is).
 //
 // The keys are specified once (spec.go), in the engine of internal/spec:
 // each one's kind, default, documentation and checks, and the rules
-// between keys. The engine's decoder walks a file's YAML against that
+// between keys; the keys of the ways to reach an agent are their
+// transports', and what a way reads of them is the agent's Settings.
+// The program registers the transports (transports/builtin) before it
+// reads a config. The engine's decoder walks a file's YAML against that
 // spec; docs/config.md's key reference (reference.go) and the JSON Schema
 // of `mcp-bridge config schema` (schema.go) are generated from it, and
 // `mcp-bridge config show` writes the decoded values back as YAML

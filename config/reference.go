@@ -11,7 +11,7 @@ const (
 // reference returns the key reference of the serve config in Markdown: a
 // table of each object's keys, with their types, defaults and what they
 // say, generated from the spec.
-func reference() []byte { return serve.Reference() }
+func reference() []byte { return serve().Reference() }
 
 // spliceReference returns doc with the text between the reference markers
 // replaced by the generated reference. It fails when doc lacks the

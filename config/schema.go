@@ -5,4 +5,4 @@ package config
 // the keys, their types, enums and bounds, required keys, and which keys
 // exclude or need others. The decoder checks the rest (addresses, URLs,
 // dialects, agent ids).
-func Schema() []byte { return serve.Schema() }
+func Schema() []byte { return serve().Schema() }

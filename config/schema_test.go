@@ -131,7 +131,7 @@ func TestSchemaDescribes(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range serve.Root.Keys() {
+	for _, f := range serve().Root.Keys() {
 		p, ok := s.Properties[f.Key()]
 		if !ok || p.Description != f.Doc() {
 			t.Errorf("%s: description %q, want %q", f.Key(), p.Description, f.Doc())

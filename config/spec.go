@@ -2,15 +2,21 @@ package config
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
-// serve is the serve config's format: every key, its type, default,
-// documentation and checks. docs/config.md's key reference and `mcp-bridge
-// config schema` are generated from it; bind.go reads the decoded values
-// into a Config.
-var serve = serveSpec()
+// serve returns the serve config's format: every key, its type, default,
+// documentation and checks. docs/config.md's key reference and
+// `mcp-bridge config schema` are generated from it; bind.go reads the
+// decoded values into a Config. It is built once, on first use: the
+// agents' ways to be reached are the transports' (package reach), which
+// register them as the program starts.
+var serve = sync.OnceValue(serveSpec)
 
 func serveSpec() *spec.Spec {
 	root := serveKeys()
@@ -37,33 +43,7 @@ func serveKeys() *spec.Node {
 	)
 	toolName := spec.String("", "").Named("an operation name").Typed("name")
 
-	agent := spec.Object("", "One agent the bridge knows: its id, its dialect, and how the bridge reaches it.",
-		spec.String("id", "The agent's canonical id: the name messages use for it, as sender or receiver. Unique in the file, and not `bridge_id`.").
-			Named("an agent id").Required("every agent has an id"),
-		spec.String("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, or one a mapping file declares. An MCP server (`mcp`) has none.").
-			Named("a dialect name").DefaultIs("required, except with `mcp`"),
-		spec.String("token", "The token a connection claiming this id must present. Without it, the id needs none.").
-			Named("a token (a non-empty string)").Secret(),
-		spec.List("tools", "The operations it serves: for routing a request that names no receiver, and as its tools for MCP clients where its dialect declares none (bluelabel) or names only (swarm). Each a name, or a descriptor.",
-			spec.OneOf("", "", toolName, tool)).
-			Named(fmt.Sprintf("a list of tools: names, or mappings (%s)", tool.KeyList())).DistinctBy("name", "tool"),
-		spec.List("subscribe", "The topics it receives.", spec.String("", "").Named("a topic")).
-			Named("a list of topics").Distinct(),
-		spec.String("url", "The bridge dials the agent's WebSocket here, and redials with backoff when the connection drops.").
-			Named("a WebSocket URL (ws:// or wss://)").Typed("URL (`ws://`, `wss://`)").Check(checkWebSocketURL),
-		spec.String("webhook", "The bridge POSTs each message to the agent here.").
-			Named("an HTTP URL (http:// or https://)").Typed("URL (`http://`, `https://`)").Check(checkHTTPURL),
-		commandField("The bridge runs the agent as a child and talks to it on standard input and output, restarting it with backoff when it exits: the program, then its arguments, each one word; no shell."),
-		mcpServerField(),
-		envField().Only("the environment of an agent the bridge runs", "command"),
-		spec.String("dir", "The child's working directory.").Named("a directory").
-			Default(".").DefaultIs("the config file's directory").Only("the working directory of an agent the bridge runs", "command").Path(),
-		spec.Object("restart_backoff", "The waits before redialling a `url` agent, restarting a `command` agent, or reaching an `mcp` agent again: from `min`, growing to `max`.",
-			spec.Duration("min", "The first wait.").Default("100ms"),
-			spec.Duration("max", "The longest wait.").Default("10s"),
-		).Only("how long to wait before restarting or redialling the agent", "command", "url", "mcp").Rule(notMore("min", "max")),
-	).Rule(checkMCPAgent)
-	agent.Choice("two ways to reach one agent: %s (line %d) and %s; give at most one", "", "url", "webhook", "command", "mcp")
+	agent := agentKeys(tool, toolName)
 
 	token := spec.Object("", "A bearer token, and what it may reach.",
 		spec.String("token", "The token, best given as `${VAR}`.").Named("a token").Required("every entry has a token").Secret(),
@@ -180,38 +160,93 @@ func serveKeys() *spec.Node {
 	return root
 }
 
-// commandField is a program and its arguments.
-func commandField(doc string) *spec.Node {
-	f := spec.List("command", doc, spec.String("", "").Named("an argument").EmptyOK()).Named("a list: the program and its arguments").Rule(checkProgram)
-	return f.NonEmpty().Typed("list of strings")
+// agentKeys is an agent entry: its own keys, then those of every way to
+// reach it (package reach), then restart_backoff.
+func agentKeys(tool, toolName *spec.Node) *spec.Node {
+	ways := reach.Ways()
+	var names, fixed []string
+	var speakers strings.Builder
+	for _, w := range ways {
+		names = append(names, w.Name)
+		if w.Dialect != "" {
+			fixed = append(fixed, "`"+w.Name+"`")
+			fmt.Fprintf(&speakers, " %s (`%s`) has none.", capital(w.Speaker), w.Name)
+		}
+	}
+	dialect := spec.String("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, or one a mapping file declares."+speakers.String()).
+		Named("a dialect name")
+	if len(fixed) > 0 {
+		dialect.DefaultIs("required, except with " + spec.OrList(fixed))
+	} else {
+		dialect.DefaultIs("required")
+	}
+	keys := []*spec.Node{
+		spec.String("id", "The agent's canonical id: the name messages use for it, as sender or receiver. Unique in the file, and not `bridge_id`.").
+			Named("an agent id").Required("every agent has an id"),
+		dialect,
+		spec.String("token", "The token a connection claiming this id must present. Without it, the id needs none.").
+			Named("a token (a non-empty string)").Secret(),
+		spec.List("tools", "The operations it serves: for routing a request that names no receiver, and as its tools for MCP clients where its dialect declares none (bluelabel) or names only (swarm). Each a name, or a descriptor.",
+			spec.OneOf("", "", toolName, tool)).
+			Named(fmt.Sprintf("a list of tools: names, or mappings (%s)", tool.KeyList())).DistinctBy("name", "tool"),
+		spec.List("subscribe", "The topics it receives.", spec.String("", "").Named("a topic")).
+			Named("a list of topics").Distinct(),
+	}
+	for _, w := range ways {
+		keys = append(keys, w.Key)
+	}
+	for _, w := range ways {
+		keys = append(keys, w.With...)
+	}
+	if b := restartBackoff(ways); b != nil {
+		keys = append(keys, b)
+	}
+	agent := spec.Object("", "One agent the bridge knows: its id, its dialect, and how the bridge reaches it.", keys...).Rule(checkFixedDialect)
+	if len(names) > 0 {
+		agent.Choice("two ways to reach one agent: %s (line %d) and %s; give at most one", "", names...)
+	}
+	return agent
 }
 
-// envField is environment variables for a child.
-func envField() *spec.Node {
-	val := spec.String("", "").Named(`a value (write "" for an empty one)`).Secret().EmptyOK()
-	f := spec.Map("env", "Environment variables added to the bridge's own for the child; a number or `true` is taken as its text.", val).
-		Named("a mapping (variable names to values)")
-	return f.CheckKey(checkEnvName)
+// restartBackoff is the key restart_backoff, for the ways that reach their
+// agent again; nil when there is none.
+func restartBackoff(ways []*reach.Way) *spec.Node {
+	var again []*reach.Way
+	var docs []string
+	for _, w := range ways {
+		if w.Again != nil {
+			again = append(again, w)
+			docs = append(docs, w.Again.Doc)
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(again, func(a, b *reach.Way) int { return a.Again.Rank - b.Again.Rank })
+	names := make([]string, len(again))
+	for i, w := range again {
+		names[i] = w.Name
+	}
+	return spec.Object("restart_backoff", fmt.Sprintf("The waits before %s: from `min`, growing to `max`.", orSeries(docs)),
+		spec.Duration("min", "The first wait.").Default("100ms"),
+		spec.Duration("max", "The longest wait.").Default("10s"),
+	).Only("how long to wait before restarting or redialling the agent", names...).Rule(notMore("min", "max"))
 }
 
-// mcpServerField is how to reach an agent that is an MCP server.
-func mcpServerField() *spec.Node {
-	headerValue := spec.String("", "").Named(`a value (write "" for an empty one)`).Secret().EmptyOK()
-	headers := spec.Map("headers", "HTTP headers sent with every request.", headerValue).
-		Named("a mapping (header names to values)").Only("a server over HTTP", "url")
-	headers.CheckKey(checkHeaderName)
-	f := spec.Object("mcp", "The agent is an MCP server, and the bridge its client: a `command` run on stdio, or a `url` of streamable HTTP. Its tools are the agent's.",
-		commandField("The server to run, as a child on stdio: the program, then its arguments."),
-		envField().Only("a server the bridge runs", "command"),
-		spec.String("dir", "The child's working directory.").Named("a directory").
-			Default(".").DefaultIs("the config file's directory").Only("a server the bridge runs", "command").Path(),
-		spec.String("url", "The server's streamable HTTP endpoint.").
-			Named("an HTTP URL of a streamable HTTP MCP endpoint (http:// or https://)").Typed("URL (`http://`, `https://`)").Check(checkHTTPURL),
-		headers,
-	).DefaultIs("none")
-	return f.Choice("two ways to reach one MCP server: %s (line %d) and %s; give one",
-		"says neither command (a server on stdio) nor url (streamable HTTP)",
-		"command", "url")
+// orSeries joins phrases as "a", "a or b", or "a, b, or c".
+func orSeries(phrases []string) string {
+	if len(phrases) < 3 {
+		return strings.Join(phrases, " or ")
+	}
+	return strings.Join(phrases[:len(phrases)-1], ", ") + ", or " + phrases[len(phrases)-1]
+}
+
+// capital is s with its first letter in upper case.
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // schemaField is a JSON Schema, written in YAML.
@@ -228,11 +263,11 @@ func patterns(key, doc string) *spec.Node {
 // oauthField is mcp.oauth: the MCP face as an OAuth 2.1 resource server.
 func oauthField() *spec.Node {
 	url := func(what string) *spec.Node {
-		return spec.String("", "").Named(what + " (http:// or https://)").Check(checkHTTPURL)
+		return spec.String("", "").Named(what + " (http:// or https://)").Check(reach.CheckHTTPURL)
 	}
 	f := spec.Object("oauth", "The MCP face as an OAuth 2.1 resource server (docs/security.md): every HTTP request to `/mcp` presents an access token, a JWT that an authorization server issued for this resource, as `Authorization: Bearer`; `/.well-known/oauth-protected-resource` (and `.../mcp`) describe it (RFC 9728). `mcp.tokens` keep working beside it.",
 		spec.String("resource", "This resource's identifier (RFC 8707): every token's `aud` must contain it. Behind a proxy, set it to the URL clients use.").
-			Named("the URL of /mcp as clients reach it (http:// or https://)").Typed("URL (`http://`, `https://`)").Check(checkHTTPURL).
+			Named("the URL of /mcp as clients reach it (http:// or https://)").Typed("URL (`http://`, `https://`)").Check(reach.CheckHTTPURL).
 			DefaultIs("`<scheme>://<the request's Host>/mcp`"),
 		spec.String("resource_name", "The resource's name for people, in its metadata.").Named("a name").Default("mcp-bridge"),
 		spec.List("authorization_servers", "The authorization servers that issue tokens for it, as its metadata lists them (their issuer URLs).", url("an authorization server's URL")).

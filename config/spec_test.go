@@ -47,7 +47,7 @@ func TestReference(t *testing.T) {
 // documented, once per object; the keys rules name exist; every default
 // decodes against its field.
 func TestSpecSound(t *testing.T) {
-	if err := serve.Sound(); err != nil {
+	if err := serve().Sound(); err != nil {
 		t.Error(err)
 	}
 }
@@ -67,7 +67,7 @@ func TestDefaultFile(t *testing.T) {
 			return
 		}
 		if v.Node().Kind() != spec.KindObject {
-			def := serve.NewDecoder(defaultName).Default(v.Node(), v.Path())
+			def := serve().NewDecoder(defaultName).Default(v.Node(), v.Path())
 			if def == nil {
 				t.Errorf("default.yaml shows %s, which has no default", v.Path())
 			} else if got, want := show(t, v), show(t, def); got != want {
@@ -121,7 +121,7 @@ func TestWholeFileExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	root, _ := decodeFile("serve.yaml", example)
-	for _, f := range serve.Root.Keys() {
+	for _, f := range serve().Root.Keys() {
 		if !root.Wrote(f.Key()) {
 			t.Errorf("the whole-file example lacks %s", f.Key())
 		}

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
 // The checks of scalar values the spec names. Each says what is wrong
@@ -29,37 +31,10 @@ func checkListen(s string) string {
 	return ""
 }
 
-// checkURL checks a URL, given the schemes it may have.
-func checkURL(s string, schemes ...string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
-		}
-		return fmt.Sprintf("%q is not a URL: %v", s, err)
-	}
-	ok := false
-	for _, sc := range schemes {
-		if u.Scheme == sc {
-			ok = true
-		}
-	}
-	if !ok {
-		return fmt.Sprintf("%q: the scheme must be %s://", s, strings.Join(schemes, ":// or "))
-	}
-	if u.Host == "" {
-		return fmt.Sprintf("%q has no host", s)
-	}
-	return ""
-}
-
-func checkWebSocketURL(s string) string { return checkURL(s, "ws", "wss") }
-func checkHTTPURL(s string) string      { return checkURL(s, "http", "https") }
-
 // checkNATSURLs checks NATS URLs, comma-separated.
 func checkNATSURLs(s string) string {
 	for _, u := range strings.Split(s, ",") {
-		if problem := checkURL(strings.TrimSpace(u), "nats", "tls"); problem != "" {
+		if problem := reach.CheckURL(strings.TrimSpace(u), "nats", "tls"); problem != "" {
 			return problem
 		}
 	}
@@ -96,24 +71,6 @@ func checkPattern(p string) string {
 	return ""
 }
 
-// checkEnvName checks an environment variable's name.
-func checkEnvName(k string) string {
-	if k == "" || strings.ContainsAny(k, "=\x00") {
-		return fmt.Sprintf("%q is not a variable name", k)
-	}
-	return ""
-}
-
-// checkHeaderName checks an HTTP header's name (a token of RFC 9110).
-func checkHeaderName(k string) string {
-	if k == "" || strings.ContainsFunc(k, func(r rune) bool {
-		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
-	}) {
-		return fmt.Sprintf("%q is not a header name", k)
-	}
-	return ""
-}
-
 // checkRatio checks a fraction from 0 to 1.
 func checkRatio(s string) string {
 	if x, err := strconv.ParseFloat(s, 64); err != nil || x < 0 || x > 1 {
@@ -140,7 +97,7 @@ func checkToolPattern(p string) string {
 // checkJWKSURL checks the URL of a JWKS: https://, or http:// on a
 // loopback host.
 func checkJWKSURL(s string) string {
-	if problem := checkHTTPURL(s); problem != "" {
+	if problem := reach.CheckHTTPURL(s); problem != "" {
 		return problem
 	}
 	u, _ := url.Parse(s)

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 	"github.com/tidwall/gjson"
 )
 
@@ -34,8 +35,8 @@ func TestDialOut(t *testing.T) {
 	}))
 	defer agentSrv.Close()
 	cfg := config.Default()
-	cfg.Agents = []config.Agent{{ID: "swarm-agent", Dialect: "swarm", Token: "dial-token", Reach: config.ReachWebSocket,
-		URL: "ws" + agentSrv.URL[len("http"):], BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond}}
+	cfg.Agents = []config.Agent{{ID: "swarm-agent", Dialect: "swarm", Token: "dial-token", Reach: "url",
+		Settings: ws.Remote{URL: "ws" + agentSrv.URL[len("http"):]}, BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond}}
 	h := start(t, cfg)
 	h.agentUp("swarm-agent", 0)
 	c := h.dial("collab", requester("collab"))

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/tidwall/gjson"
 )
 
@@ -207,7 +208,7 @@ func TestWebhook(t *testing.T) {
 	}))
 	defer hook.Close()
 	cfg := config.Default()
-	cfg.Agents = []config.Agent{{ID: "hooked", Dialect: "collab", Reach: config.ReachWebhook, URL: hook.URL, Tools: config.Named("review")}}
+	cfg.Agents = []config.Agent{{ID: "hooked", Dialect: "collab", Reach: "webhook", Settings: httpapi.Hook{URL: hook.URL}, Tools: config.Named("review")}}
 	h := start(t, cfg)
 	h.agentUp("hooked", 1)
 	h.runAgent("swarm", responder("swarm"))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 )
 
 // childPID finds the process whose command line holds marker.
@@ -37,8 +38,8 @@ func childPID(t *testing.T, marker string) int {
 func TestStdioAgent(t *testing.T) {
 	cfg := config.Default()
 	cfg.Agents = []config.Agent{{
-		ID: "STDIO-FUSE", Dialect: "fuse", Reach: config.ReachStdio,
-		Command:    []string{binary, "agent", "--stdio", "--dialect", "fuse", "--id", "STDIO-FUSE"},
+		ID: "STDIO-FUSE", Dialect: "fuse", Reach: "command",
+		Settings:   stdio.Program{Command: []string{binary, "agent", "--stdio", "--dialect", "fuse", "--id", "STDIO-FUSE"}},
 		BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 	}}
 	h := start(t, cfg)

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/refagent"
+	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 )
 
 // pki is a test's CA, and its files for a config.
@@ -155,7 +156,7 @@ func TestDialWSS(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-served })
 	cfg := config.Default()
 	cfg.TLS.CA = p.caFile
-	cfg.Agents = []config.Agent{{ID: "jules", Dialect: "swarm", Reach: config.ReachWebSocket, URL: "wss://" + raw.Addr().String() + "/",
+	cfg.Agents = []config.Agent{{ID: "jules", Dialect: "swarm", Reach: "url", Settings: ws.Remote{URL: "wss://" + raw.Addr().String() + "/"},
 		BackoffMin: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond}}
 	h := start(t, cfg)
 	info := h.agentUp("jules", 1)

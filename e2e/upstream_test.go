@@ -12,6 +12,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 )
 
 // serveTestMCP is the test binary as an MCP server on stdio (E2E_MCP_SERVER
@@ -44,18 +45,18 @@ func serveTestMCP() {
 // withUpstream returns the default config with the MCP server spec
 // describes as the agent id, and starts it; it waits until the bridge knows
 // tools of the agent's.
-func withUpstream(t *testing.T, id string, server config.MCPServer, tools int) *harness {
+func withUpstream(t *testing.T, id string, server upstream.Server, tools int) *harness {
 	t.Helper()
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: id, Dialect: config.MCPDialect, Reach: config.ReachMCP, MCP: server,
+	cfg.Agents = append(cfg.Agents, config.Agent{ID: id, Dialect: upstream.Dialect, Reach: "mcp", Settings: server,
 		BackoffMin: 10 * time.Millisecond, BackoffMax: time.Second})
 	h := start(t, cfg)
 	h.agentUp(id, tools)
 	return h
 }
 
-func testUpstream() config.MCPServer {
-	return config.MCPServer{Command: []string{os.Args[0]}, Env: map[string]string{"E2E_MCP_SERVER": "stdio"}}
+func testUpstream() upstream.Server {
+	return upstream.Server{Command: []string{os.Args[0]}, Env: map[string]string{"E2E_MCP_SERVER": "stdio"}}
 }
 
 // TestUpstreamDialects: an agent of each dialect calls a tool of an MCP
@@ -164,7 +165,7 @@ func TestUpstreamEverything(t *testing.T) {
 			env[k] = v
 		}
 	}
-	h := withUpstream(t, "everything", config.MCPServer{Command: cmd.Args, Env: env, Dir: cmd.Dir}, 1)
+	h := withUpstream(t, "everything", upstream.Server{Command: cmd.Args, Env: env, Dir: cmd.Dir}, 1)
 	c := h.dial("swarm", requester("swarm"))
 	c.send(c.encode(request("swarm", "everything", "echo", `{"message":"hello from swarm"}`, "ev-1")))
 	reply := answerOf(c)

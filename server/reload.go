@@ -236,7 +236,7 @@ func (s *Server) reloadAgents(old, next []config.Agent) []string {
 
 // reachNew starts reaching a, announcing it as starting.
 func (s *Server) reachNew(a config.Agent) {
-	if a.Reach == config.ReachInbound || a.Reach == config.ReachWebhook {
+	if w, ok := a.Reach.Way(); !ok || !w.Starting {
 		if err := s.startReach(a); err != nil {
 			s.log.Error("config reload: agent not reached", "agent", a.ID, "error", err)
 		}
@@ -260,9 +260,13 @@ func sameAgent(a, b config.Agent) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// sameReach reports whether two entries of an agent reach it the same way.
+// sameReach reports whether two entries of an agent reach it the same way:
+// by the same way, with the same backoff, and the same by the way's own
+// Same.
 func sameReach(a, b config.Agent) bool {
-	return a.Reach == b.Reach && a.URL == b.URL && slices.Equal(a.Command, b.Command) && reflect.DeepEqual(a.Env, b.Env) &&
-		a.Dir == b.Dir && reflect.DeepEqual(a.MCP, b.MCP) && a.BackoffMin == b.BackoffMin && a.BackoffMax == b.BackoffMax &&
-		(a.Reach != config.ReachWebSocket && a.Reach != config.ReachWebhook && a.Reach != config.ReachStdio || a.Token == b.Token)
+	if a.Reach != b.Reach || a.BackoffMin != b.BackoffMin || a.BackoffMax != b.BackoffMax {
+		return false
+	}
+	w, ok := a.Reach.Way()
+	return !ok || w.Same(a.Reached(), b.Reached())
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
+	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
+	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -121,7 +123,7 @@ func TestSameAgent(t *testing.T) {
 	if sameAgent(in, newToken) || !sameReach(in, newToken) {
 		t.Error("an inbound agent whose token changed: want changed, reached the same way")
 	}
-	dial := config.Agent{ID: "a", Dialect: "swarm", Reach: config.ReachWebSocket, URL: "ws://x", Token: "t1"}
+	dial := config.Agent{ID: "a", Dialect: "swarm", Reach: "url", Settings: ws.Remote{URL: "ws://x"}, Token: "t1"}
 	for _, tc := range []struct {
 		name   string
 		change func(*config.Agent)
@@ -129,10 +131,10 @@ func TestSameAgent(t *testing.T) {
 	}{
 		{"nothing", func(*config.Agent) {}, true},
 		{"token", func(a *config.Agent) { a.Token = "t2" }, false},
-		{"url", func(a *config.Agent) { a.URL = "ws://y" }, false},
+		{"url", func(a *config.Agent) { a.Settings = ws.Remote{URL: "ws://y"} }, false},
 		{"backoff", func(a *config.Agent) { a.BackoffMax = time.Minute }, false},
 		{"tools", func(a *config.Agent) { a.Tools = []config.Tool{{Name: "x"}} }, true},
-		{"reach", func(a *config.Agent) { a.Reach = config.ReachWebhook }, false},
+		{"reach", func(a *config.Agent) { a.Reach = "webhook" }, false},
 	} {
 		next := dial
 		tc.change(&next)
@@ -335,7 +337,7 @@ func (h *hook) got(marker string) bool {
 // one removed is no longer reached or listed.
 func TestReloadReachesAnew(t *testing.T) {
 	first, second := newHook(t), newHook(t)
-	cfg := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: config.ReachWebhook, URL: first.srv.URL})
+	cfg := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: "webhook", Settings: httpapi.Hook{URL: first.srv.URL}})
 	s, _ := running(t, cfg)
 	b := s.Bridge()
 	send := func(marker string) {
@@ -352,7 +354,7 @@ func TestReloadReachesAnew(t *testing.T) {
 	send("to-the-first")
 	eventually(t, "the first URL gets the message", func() bool { return first.got("to-the-first") })
 
-	next := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: config.ReachWebhook, URL: second.srv.URL})
+	next := withAgents(config.Agent{ID: "hooked", Dialect: "swarm", Reach: "webhook", Settings: httpapi.Hook{URL: second.srv.URL}})
 	next.Listen = cfg.Listen
 	if err := s.Reload(next); err != nil {
 		t.Fatal(err)

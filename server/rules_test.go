@@ -38,7 +38,7 @@ func TestLoadRules(t *testing.T) {
 		{"an extra mapping file", nil, []string{hookMapping}, nil, true, ""},
 		{"an agent of the file's dialect", nil, []string{hookMapping}, []config.Agent{{ID: "h", Dialect: "hook"}}, true, ""},
 		{"an agent of no dialect declared", nil, nil, []config.Agent{{ID: "h", Dialect: "hook"}}, false, `agents[0].dialect`},
-		{"an MCP server agent has no dialect to check", nil, nil, []config.Agent{{ID: "m", Reach: config.ReachMCP}}, false, ""},
+		{"an MCP server agent has no dialect to check", nil, nil, []config.Agent{{ID: "m", Reach: "mcp"}}, false, ""},
 		{"a missing file", []string{filepath.Join(dir, "missing.yaml")}, nil, nil, false, "mapping file:"},
 		{"a file that does not parse", nil, []string{broken}, nil, false, "broken.yaml"},
 	} {

@@ -25,9 +25,9 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/console"
 	"github.com/mcp-bridge/mcp-bridge/limits"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
+	_ "github.com/mcp-bridge/mcp-bridge/transports/builtin" // the ways to reach agents
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
-	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
-	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 	"github.com/mcp-bridge/mcp-bridge/transports/ws"
 	"github.com/mcp-bridge/mcp-bridge/trust"
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,7 +64,7 @@ type Server struct {
 	// guards cfg's replacement, the reaches and what they read.
 	reloadMu  sync.Mutex
 	agentsCtx context.Context
-	reaches   map[string]*reach
+	reaches   map[string]*reaching
 	loader    func() (*config.Config, error)
 	level     *slog.LevelVar
 	reloads   *prometheus.CounterVec
@@ -103,7 +103,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g, extra: extra, reaches: map[string]*reach{}}
+	s := &Server{cfg: cfg, log: log, mux: http.NewServeMux(), guard: g, extra: extra, reaches: map[string]*reaching{}}
 	tracer, err := s.tracer(cfg, o)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 	s.bridge = b
 	for _, a := range cfg.Agents {
 		b.Declare(bridge.AgentSpec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Tools: declaredTools(a.Tools), Subscribe: a.Subscribe})
-		if a.Reach == config.ReachStdio || a.Reach == config.ReachWebSocket || a.Reach == config.ReachMCP {
+		if w, ok := a.Reach.Way(); ok && w.Starting {
 			b.Starting(a.ID) // Run starts or dials it
 		}
 	}
@@ -351,54 +351,31 @@ func (s *Server) reachAgents() error {
 	return nil
 }
 
-// reach is what runs for one agent the bridge reaches itself.
-type reach struct {
+// reaching is what runs for one agent the bridge reaches itself.
+type reaching struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once it stopped
 }
 
-// startReach starts reaching a, when the bridge reaches it itself (a
-// dial-out, a webhook, a stdio child, an MCP server). s.reloadMu is held.
+// startReach starts reaching a, when the bridge reaches it itself, the
+// way its transport registered (package reach). s.reloadMu is held.
 func (s *Server) startReach(a config.Agent) error {
 	if a.Reach == config.ReachInbound {
 		return nil
 	}
-	b := s.bridge
+	w, ok := a.Reach.Way()
+	if !ok {
+		return fmt.Errorf("agent %s: no transport reaches agents by %s", a.ID, string(a.Reach))
+	}
 	ctx, cancel := context.WithCancel(s.agentsCtx)
-	r := &reach{cancel: cancel, done: make(chan struct{})}
-	run := func(f func()) {
-		go func() { defer close(r.done); f() }()
+	h := reach.Host{Bridge: s.bridge, Logger: s.log, TLS: s.dialTLS, HTTP: s.webhookClient()}
+	run, err := w.Start(ctx, h, a.Reached())
+	if err != nil {
+		cancel()
+		return fmt.Errorf("agent %s: %w", a.ID, err)
 	}
-	switch a.Reach {
-	case config.ReachWebSocket:
-		d := &ws.Dialer{Bridge: b, URL: a.URL, AgentID: a.ID, Dialect: a.Dialect, Token: a.Token,
-			BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, TLS: s.dialTLS, Logger: s.log}
-		run(func() { d.Run(ctx) })
-	case config.ReachWebhook:
-		sess, err := b.Attach(&httpapi.Webhook{URL: a.URL, Token: a.Token, Client: s.webhookClient()},
-			bridge.AttachOptions{Dialect: a.Dialect, AgentID: a.ID, Token: a.Token, Remote: a.URL, Reached: true})
-		if err != nil {
-			cancel()
-			return fmt.Errorf("agent %s: %w", a.ID, err)
-		}
-		run(func() { <-ctx.Done(); sess.Detach() })
-	case config.ReachStdio:
-		sup := stdio.New(b, stdio.Spec{ID: a.ID, Dialect: a.Dialect, Token: a.Token, Command: a.Command,
-			Env: a.Env, Dir: a.Dir, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-		run(func() {
-			if err := sup.Run(ctx); err != nil {
-				s.log.Error("stdio agent stopped", "agent", a.ID, "error", err)
-			}
-		})
-	case config.ReachMCP:
-		u := upstream.New(b, upstream.Spec{ID: a.ID, Command: a.MCP.Command, Env: a.MCP.Env, Dir: a.MCP.Dir,
-			URL: a.MCP.URL, Headers: a.MCP.Headers, BackoffMin: a.BackoffMin, BackoffMax: a.BackoffMax, Logger: s.log})
-		run(func() {
-			if err := u.Run(ctx); err != nil {
-				s.log.Error("MCP server agent stopped", "agent", a.ID, "error", err)
-			}
-		})
-	}
+	r := &reaching{cancel: cancel, done: make(chan struct{})}
+	go func() { defer close(r.done); run() }()
 	s.reaches[a.ID] = r
 	return nil
 }

@@ -1,13 +1,16 @@
 // Package transports holds what the bridge's transports share; each
-// transport is a subpackage (ws, httpapi, stdio).
+// transport is a subpackage (ws, httpapi, stdio, upstream), and package
+// reach is the registry of the ways they reach agents.
 package transports
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/transports/reach"
 )
 
 // Token returns the credential an HTTP request (or WebSocket handshake)
@@ -32,4 +35,13 @@ func Credentials(a Authenticator, r *http.Request, dialect string) (bridge.Ident
 		return bridge.Identity{}, Token(r), nil
 	}
 	return a(r, dialect)
+}
+
+// Core returns the bridge a way to reach agents is given (reach.Host).
+func Core(h reach.Host) (*bridge.Bridge, error) {
+	b, ok := h.Bridge.(*bridge.Bridge)
+	if !ok || b == nil {
+		return nil, fmt.Errorf("transports: the host's bridge is %T, not a *bridge.Bridge", h.Bridge)
+	}
+	return b, nil
 }

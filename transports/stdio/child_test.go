@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,11 +26,14 @@ import (
 //	orphan    starts a linger child on its own standard output and error,
 //	          writes "spawned pid=PID" to standard error and exits.
 //	linger    sleeps for the tests' patience, holding the pipes it got.
+//	record    writes every line of its standard input to the named pipe
+//	          STDIO_TEST_RECORD, and exits at the end of its input.
 //
 // All first write "child pid=PID dir=DIR" to standard error.
 const (
-	childEnv = "STDIO_TEST_CHILD"
-	idEnv    = "STDIO_TEST_ID"
+	childEnv  = "STDIO_TEST_CHILD"
+	idEnv     = "STDIO_TEST_ID"
+	recordEnv = "STDIO_TEST_RECORD"
 )
 
 func TestMain(m *testing.M) {
@@ -59,6 +63,8 @@ func runChild(mode string) int {
 	case "linger":
 		time.Sleep(patience)
 		return 0
+	case "record":
+		return recordLines(os.Getenv(recordEnv))
 	}
 	fmt.Fprintf(os.Stderr, "unknown mode %q\n", mode)
 	return 2
@@ -113,6 +119,22 @@ func echo(id string) int {
 		if err := out.Flush(); err != nil {
 			return 3
 		}
+	}
+	return 0
+}
+
+// recordLines copies its standard input, line by line, to the named pipe at
+// path.
+func recordLines(path string) int {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, os.Stdin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
 	}
 	return 0
 }

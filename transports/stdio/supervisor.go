@@ -83,6 +83,19 @@ func (s *Supervisor) Run(ctx context.Context) error {
 // messages until it exits or ctx ends, when it is stopped. It returns how
 // long the child ran; an error only when the bridge refused it.
 func (s *Supervisor) serve(ctx context.Context, c *child.Process, restart bool) (time.Duration, error) {
+	l, sess, err := s.attach(c)
+	if err != nil {
+		return 0, err
+	}
+	if restart {
+		s.restarts.Add(1)
+	}
+	return s.carry(ctx, c, l, sess), nil
+}
+
+// attach attaches the running child c to the bridge, its standard input
+// the link; a child the bridge refuses is stopped.
+func (s *Supervisor) attach(c *child.Process) (*link, *bridge.Session, error) {
 	spec := s.spec
 	l := newLink(c.Stdin)
 	sess, err := s.b.Attach(l, bridge.AttachOptions{
@@ -98,11 +111,16 @@ func (s *Supervisor) serve(ctx context.Context, c *child.Process, restart bool) 
 		}
 		c.CloseOutput()
 		s.log.Warn("agent refused by the bridge and stopped", "pid", c.Pid(), "error", err)
-		return 0, fmt.Errorf("stdio: agent %s: attach: %w", spec.ID, err)
+		return nil, nil, fmt.Errorf("stdio: agent %s: attach: %w", spec.ID, err)
 	}
-	if restart {
-		s.restarts.Add(1)
-	}
+	return l, sess, nil
+}
+
+// carry carries the messages of the child c, attached as sess on l, until
+// it exits or ctx ends, when it is stopped; then it detaches sess, as lost
+// when the child died on its own. It returns how long the child ran.
+func (s *Supervisor) carry(ctx context.Context, c *child.Process, l *link, sess *bridge.Session) time.Duration {
+	spec := s.spec
 	s.log.Info("agent started", "pid", c.Pid(), "command", spec.Command[0])
 	framesDone := make(chan struct{})
 	go func() {
@@ -142,5 +160,5 @@ func (s *Supervisor) serve(ctx context.Context, c *child.Process, restart bool) 
 	}
 	c.CloseOutput()
 	s.log.Log(context.Background(), level, "agent exited", "pid", c.Pid(), "status", c.Status(), "ran", ran.Round(time.Millisecond))
-	return ran, nil
+	return ran
 }

@@ -84,6 +84,32 @@ func (e *refusedError) Unwrap() error { return e.err }
 func (u *Upstream) connect(ctx context.Context, first bool) error {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	c, err := u.open(runCtx)
+	if err != nil {
+		return err
+	}
+	defer c.done()
+	select {
+	case <-ctx.Done():
+		c.sess.Detach()
+		return ctx.Err()
+	case err := <-c.lost:
+		c.sess.Lost(err)
+		return err
+	}
+}
+
+// conn is one connection to the server, attached to the bridge.
+type conn struct {
+	l    *link
+	sess *bridge.Session
+	lost chan error // why the connection was lost
+	done func()     // ends the connection
+}
+
+// open connects the server, lists its tools, attaches it to the bridge
+// and declares them; the connection lives until ctx ends or it is lost.
+func (u *Upstream) open(ctx context.Context) (*conn, error) {
 	lost := make(chan error, 1)
 	loseWith := func(err error) {
 		select {
@@ -91,42 +117,37 @@ func (u *Upstream) connect(ctx context.Context, first bool) error {
 		default:
 		}
 	}
-	c, done, err := u.dial(runCtx, loseWith)
+	c, done, err := u.dial(ctx, loseWith)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer done()
 	l := newLink(u, c, loseWith)
 	c.OnNotification(l.notified)
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-bridge", Version: "1"}
-	ictx, cancel := context.WithTimeout(runCtx, u.spec.StopGrace+5*time.Second)
+	ictx, cancel := context.WithTimeout(ctx, u.spec.StopGrace+5*time.Second)
 	info, err := c.Initialize(ictx, init)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		done()
+		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	tools, err := l.list(runCtx)
+	tools, err := l.list(ctx)
 	if err != nil {
-		return fmt.Errorf("tools/list: %w", err)
+		done()
+		return nil, fmt.Errorf("tools/list: %w", err)
 	}
 	sess, err := u.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: u.spec.ID, Remote: u.spec.where(), Envelopes: true, Reached: true})
 	if err != nil {
-		return &refusedError{err}
+		done()
+		return nil, &refusedError{err}
 	}
 	l.attached(sess)
 	u.log.Info("upstream MCP server connected", "server", info.ServerInfo.Name, "version", info.ServerInfo.Version,
 		"protocol", info.ProtocolVersion, "tools", len(tools))
 	l.declare(tools)
-	select {
-	case <-ctx.Done():
-		sess.Detach()
-		return ctx.Err()
-	case err := <-lost:
-		sess.Lost(err)
-		return err
-	}
+	return &conn{l: l, sess: sess, lost: lost, done: done}, nil
 }
 
 // dial starts the server (stdio) or reaches it (HTTP) and returns its

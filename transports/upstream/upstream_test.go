@@ -27,10 +27,18 @@ import (
 const wait = 20 * time.Second
 
 // TestMain runs the test binary as the test MCP server on stdio when
-// UPSTREAM_TEST_SERVER is set: a real child process speaking MCP.
+// UPSTREAM_TEST_SERVER is set (stdio), or as the link contract's
+// (contract): a real child process speaking MCP.
 func TestMain(m *testing.M) {
 	if os.Getenv("UPSTREAM_TEST_SERVER") == "stdio" {
 		if err := server.ServeStdio(testServer()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if os.Getenv("UPSTREAM_TEST_SERVER") == "contract" {
+		if err := upstream.ServeContract(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -85,13 +85,7 @@ func (d *Dialer) once(ctx context.Context) error {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return err
 	}
-	err = serve(ctx, c, s, d.Bridge.MaxFrame(), nil)
-	c.CloseNow()
-	if closedNormally(err) || ctx.Err() != nil {
-		s.Detach()
-	} else {
-		s.Lost(err)
-	}
+	_, err = carry(ctx, c, s, d.Bridge.MaxFrame(), nil)
 	return err
 }
 

@@ -53,6 +53,23 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, b
 	}
 }
 
+// carry reads c into s until the connection ends (serve), then closes
+// the connection and detaches s: as lost unless the connection was closed
+// normally or ctx ended. It returns whether s was told it was lost, and
+// why the connection ended.
+func carry(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, buffered func() int) (lost bool, err error) {
+	err = serve(ctx, c, s, max, buffered)
+	// The connection goes first, so that a write to a peer that stopped
+	// reading ends at once and the session's queue can be failed.
+	c.CloseNow()
+	if closedNormally(err) || ctx.Err() != nil {
+		s.Detach()
+		return false, err
+	}
+	s.Lost(err)
+	return true, err
+}
+
 // closedNormally reports whether err ends a connection the way it should
 // end: a close frame saying so, or the bridge's own going away. A
 // connection that just drops (EOF without a close frame) was lost.

@@ -97,17 +97,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	remote, maxFrame, buffered := opts.Remote, h.Bridge.MaxFrame(), pw.buffered()
 	go func() {
 		// No context ends a read: closing the connection does.
-		err := serve(context.Background(), c, s, maxFrame, buffered)
-		// The connection goes first, so that a write to a peer that
-		// stopped reading ends at once and the session's queue can be
-		// failed.
-		c.CloseNow()
-		if closedNormally(err) {
-			s.Detach()
-			return
+		if lost, err := carry(context.Background(), c, s, maxFrame, buffered); lost {
+			h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
 		}
-		h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
-		s.Lost(err)
 	}()
 }
 
