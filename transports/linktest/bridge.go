@@ -18,7 +18,7 @@ func AwaitLost(t *testing.T, b *bridge.Bridge, id string) func(ctx context.Conte
 	lost := make(chan struct{})
 	var once sync.Once
 	stop := b.Subscribe(event.Func(func(e event.Event) {
-		if e.Kind == event.Status && e.Agent == id && e.Status == string(bridge.StatusUnavailable) {
+		if e.Kind == event.Status && e.Agent == id && e.Change.Status == string(bridge.StatusUnavailable) {
 			once.Do(func() { close(lost) })
 		}
 	}))
