@@ -145,6 +145,18 @@ func (s *Session) Bound() *agent {
 	return s.agent
 }
 
+// live returns the agent the session speaks for while it is attached:
+// news from a session that was detached (a late answer read after its
+// connection was lost) is no sign of life of its agent.
+func (s *Session) live() *agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	return s.agent
+}
+
 // bind makes the session speak for the agent id (canonical), checking its
 // token and dialect; s.mu is held. proven says a message proved it speaks
 // for id (a token the Guard verified): then, as for a connection whose
@@ -285,8 +297,7 @@ func (s *Session) receive(frame []byte) Receipt {
 		s.traceParent(env)
 		traced = new(func(*canonical.Error))
 	}
-	a := s.Bound()
-	if a != nil && !s.opts.Ephemeral {
+	if a := s.live(); a != nil && !s.opts.Ephemeral {
 		b.dir.HeardFrom(a)
 	}
 	s.received(env, len(frame), frame, start, traced)
@@ -311,7 +322,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 	if env.Trace.TraceID == "" {
 		env.Trace = s.opts.Trace
 	}
-	if a := s.Bound(); a != nil {
+	if a := s.live(); a != nil {
 		b.dir.HeardFrom(a)
 	}
 	s.received(env, 0, nil, start, nil)
