@@ -231,7 +231,17 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 	}
 	inputs := d.env.Act == canonical.ActNeedsInput
 	c, ok := statusParts(parts)
-	if !ok || (c.data != "" && !inputs) {
+	var code, details string
+	if ok && c.data != "" {
+		switch {
+		case inputs:
+		case d.env.Act.IsError():
+			code, details, ok = errorPart(c.data)
+		default:
+			ok = false
+		}
+	}
+	if !ok {
 		dialects.Keep(d.env, Name, path, "parts", parts.Raw)
 		c = content{}
 		c.add(parts)
@@ -239,6 +249,10 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 	switch {
 	case d.env.Act.IsError():
 		d.env.Error.Message = c.text
+		if code != "" {
+			dialects.ErrorWord(d.env, d.env.Error, d.c.Errors, code)
+		}
+		d.env.Error.Details = canonical.JSON(details)
 	default:
 		d.env.Description = c.text
 	}
@@ -246,6 +260,38 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 		d.env.Inputs = canonical.JSON(c.data)
 	}
 	return nil
+}
+
+// errorPart reads the data part of a failed or rejected task's status
+// message in the form the encoder writes it: {"code": N, "data": D}, the
+// code and data a JSON-RPC error object would hold, either optional.
+func errorPart(raw string) (code, details string, ok bool) {
+	v := gjson.Parse(raw)
+	if !v.IsObject() {
+		return "", "", false
+	}
+	n := 0
+	ok = true
+	v.ForEach(func(k, m gjson.Result) bool {
+		n++
+		switch {
+		case k.Str == "code" && m.Type == gjson.Number && m.Num == float64(int64(m.Num)):
+			code = strconv.FormatInt(int64(m.Num), 10)
+		case k.Str == "data":
+			details = m.Raw
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return code, details, ok && n > 0 && n == btoi(code != "")+btoi(details != "")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // checkArtifacts type-checks a task's artifacts at path.
@@ -337,7 +383,11 @@ func (d *decoder) messageAnswer(m gjson.Result) error {
 	m.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "messageId":
-			err = d.text(path, k, v, &env.ID)
+			// The message's own id: an answer's id in canonical terms
+			// is the request's it names (in_reply_to).
+			if _, err = d.c.Read.String(path+".messageId", v, false); err == nil {
+				d.keep(path, k, v)
+			}
 		case "taskId":
 			err = d.text(path, k, v, &env.TaskID)
 		case "contextId":

@@ -72,7 +72,7 @@ func holdsOf(s shape, act canonical.Act) canonical.ConceptSet {
 	case shapeCancel:
 		return base.With(canonical.CID, canonical.CTaskID, canonical.CMetadata)
 	case shapeMessage:
-		return base.With(canonical.CID, canonical.CInReplyTo, canonical.CTaskID, canonical.CCorrelationID,
+		return base.With(canonical.CInReplyTo, canonical.CTaskID, canonical.CCorrelationID,
 			canonical.CResult, canonical.CMetadata)
 	case shapeError:
 		return base.With(canonical.CInReplyTo, canonical.CErrorCode, canonical.CErrorMessage, canonical.CErrorDetails)
@@ -80,7 +80,7 @@ func holdsOf(s shape, act canonical.Act) canonical.ConceptSet {
 		s := base.With(canonical.CInReplyTo, canonical.CTaskID, canonical.CCorrelationID, canonical.CTime, canonical.CMetadata)
 		switch act {
 		case canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
-			return s.With(canonical.CErrorMessage)
+			return s.With(canonical.CErrorCode, canonical.CErrorMessage, canonical.CErrorDetails)
 		case canonical.ActResult:
 			return s.With(canonical.CDescription, canonical.CResult)
 		case canonical.ActNeedsInput:

@@ -153,11 +153,12 @@ func (d *decoder) request(method string, params gjson.Result) error {
 		d.env.Origin.SetWord(canonical.KindAct, method)
 		return d.sendParams(params)
 	case methodGetTask, methodCancelTask:
-		// No canonical act says "get" or "cancel" a task: the method is
-		// kept, so that a dialect that cannot say it reports it lost.
-		d.env.Act, d.f.shape = canonical.ActQueryRef, shapeGet
+		// No canonical act gets or cancels a task: each is a request
+		// about the task, and the method is kept, so that a dialect that
+		// cannot say it reports it lost.
+		d.env.Act, d.f.shape = canonical.ActRequest, shapeGet
 		if method == methodCancelTask {
-			d.env.Act, d.f.shape = canonical.ActRequest, shapeCancel
+			d.f.shape = shapeCancel
 		}
 		dialects.Keep(d.env, Name, "", "method", strconv.Quote(method))
 		return d.taskParams(params)

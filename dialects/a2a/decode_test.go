@@ -16,6 +16,7 @@ func TestDecodeSamples(t *testing.T) {
 		act                                    canonical.Act
 		id, inReplyTo, taskID, correlation, op string
 		args, result, description, inputs      canonical.JSON
+		details                                canonical.JSON
 		code                                   canonical.ErrorCode
 		message, form                          string
 	}
@@ -26,7 +27,7 @@ func TestDecodeSamples(t *testing.T) {
 			args: `{"text":"tell me a joke"}`, form: "send,id=number"},
 		"made_send_streaming_continue": {act: canonical.ActRequest, id: "req-3", taskID: "task-123", correlation: "ctx-123",
 			op: "travel.book", args: `{"date": "2026-12-01"}`, form: "send"},
-		"sdk_get_task":    {act: canonical.ActQueryRef, id: "123", taskID: "task-123", form: "get"},
+		"sdk_get_task":    {act: canonical.ActRequest, id: "123", taskID: "task-123", form: "get"},
 		"sdk_cancel_task": {act: canonical.ActRequest, id: "req-5", taskID: "task-123", form: "cancel"},
 		"sdk_result_task_submitted": {act: canonical.ActAccept, inReplyTo: "req-1", taskID: "task-123",
 			correlation: "ctx-123", form: "task"},
@@ -34,11 +35,13 @@ func TestDecodeSamples(t *testing.T) {
 			result: `{"days": ["sun", "sun", "sun"]}`, description: "three days of sun", form: "task"},
 		"made_result_task_text_artifacts": {act: canonical.ActResult, inReplyTo: "req-2", taskID: "task-124", correlation: "ctx-123",
 			result: `{"text":"Why did the gopher cross the road?\nTo get to the other side."}`, form: "task"},
-		"sdk_result_message": {act: canonical.ActResult, id: "msg-123", inReplyTo: "req-1", result: `{"text":"Hello"}`, form: "message"},
-		"made_result_message_data": {act: canonical.ActResult, id: "msg-124", inReplyTo: "req-1", taskID: "task-123",
+		"sdk_result_message": {act: canonical.ActResult, inReplyTo: "req-1", result: `{"text":"Hello"}`, form: "message"},
+		"made_result_message_data": {act: canonical.ActResult, inReplyTo: "req-1", taskID: "task-123",
 			correlation: "ctx-123", result: `{"sum": 5}`, form: "message"},
 		"made_result_task_failed": {act: canonical.ActFailure, inReplyTo: "req-1", taskID: "task-123", correlation: "ctx-123",
 			message: "the forecast service is down", form: "task"},
+		"made_result_task_failed_code": {act: canonical.ActFailure, inReplyTo: "req-1", taskID: "task-126", correlation: "ctx-123",
+			code: canonical.ErrNotFound, message: "no skill horoscope", details: `{"skill": "horoscope"}`, form: "task"},
 		"made_result_task_rejected": {act: canonical.ActRefuse, inReplyTo: "req-1", taskID: "task-125", correlation: "ctx-123",
 			message: "no such skill: horoscope", form: "task"},
 		"sdk_result_bare_task_canceled": {act: canonical.ActFailure, inReplyTo: "req-5", taskID: "task-123", correlation: "ctx-123",
@@ -50,11 +53,12 @@ func TestDecodeSamples(t *testing.T) {
 		"made_status_update_working": {act: canonical.ActAccept, inReplyTo: "req-3", taskID: "task-123", correlation: "ctx-123",
 			description: "looking up flights", form: "status-update"},
 		"sdk_error_task_not_found": {act: canonical.ActFailure, inReplyTo: "123", code: canonical.ErrNotFound,
-			message: "task not found", form: "error"},
+			message: "task not found", form: "error", details: `[{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "a2a-protocol.org", "reason": "TASK_NOT_FOUND", "metadata": {"timestamp": "2026-11-28T10:15:00Z"}}]`},
 		"sdk_error_parse": {act: canonical.ActNotUnderstood, code: canonical.ErrInvalidMessage,
 			message: "parse error: invalid character '}' looking for beginning of value", form: "error,id=null"},
 		"made_error_invalid_params": {act: canonical.ActNotUnderstood, inReplyTo: "7", code: canonical.ErrInvalidArguments,
-			message: "invalid params: params.message.parts: must not be empty", form: "error,id=number"},
+			message: "invalid params: params.message.parts: must not be empty", form: "error,id=number",
+			details: `[{"@type": "type.googleapis.com/google.protobuf.Struct", "field": "params.message.parts"}]`},
 		"made_error_unknown_code": {act: canonical.ActFailure, inReplyTo: "req-9", message: "quota exceeded for this tenant", form: "error"},
 	}
 	c := codec()
@@ -71,12 +75,13 @@ func TestDecodeSamples(t *testing.T) {
 			e := dialecttest.MustDecode(t, c, s.Data)
 			var code canonical.ErrorCode
 			var message string
+			var details canonical.JSON
 			if e.Error != nil {
-				code, message = e.Error.Code, e.Error.Message
+				code, message, details = e.Error.Code, e.Error.Message, e.Error.Details
 			}
 			got := want{act: e.Act, id: e.ID, inReplyTo: e.InReplyTo, taskID: e.TaskID, correlation: e.CorrelationID,
 				op: e.Operation.Name, args: e.Arguments, result: e.Result, description: canonical.JSON(e.Description),
-				inputs: e.Inputs, code: code, message: message, form: e.Origin.Form}
+				inputs: e.Inputs, code: code, message: message, form: e.Origin.Form, details: details}
 			if got != w {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}

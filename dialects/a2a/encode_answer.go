@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -130,6 +131,7 @@ func (e *encoder) statusMessage(path, word string, parentKey func(string)) {
 		if e.f.canceled && word == stateCanceled && want.text == canceledText {
 			want.text = ""
 		}
+		want.data = e.errorPart()
 	case !env.Act.IsError():
 		want.text = env.Description
 	}
@@ -208,12 +210,8 @@ func (e *encoder) messageAnswer() {
 	key := func(k string) { w.Key(k); wrote = append(wrote, k) }
 	w.Open()
 	if !e.kept(path, "messageId") {
-		id := env.ID
-		if id == "" {
-			id = e.ctx.ID()
-		}
 		key("messageId")
-		w.String(id)
+		w.String(e.ctx.ID())
 	}
 	if !e.kept(path, "role") {
 		key("role")
@@ -257,10 +255,7 @@ func (e *encoder) errorObject() {
 	var wrote []string
 	key := func(k string) { w.Key(k); wrote = append(wrote, k) }
 	w.Open()
-	word := env.Origin.Word(Name, canonical.KindError)
-	if word == "" || er.Code != "" {
-		word, _ = dialects.Word(e.ctx, env, Name, e.c.Errors, string(code), canonical.CErrorCode)
-	}
+	word := e.errorWord(code)
 	n, err := strconv.ParseInt(word, 10, 64)
 	switch {
 	case err != nil:
@@ -288,6 +283,49 @@ func (e *encoder) errorObject() {
 	}
 	e.extras("error", wrote)
 	w.Close()
+}
+
+// errorWord returns the JSON-RPC code word for the error code: the
+// source's own word when it has no canonical meaning (any dialect's: a word
+// that is not a number is then approximated by the caller), else the a2a
+// vocabulary's.
+func (e *encoder) errorWord(code canonical.ErrorCode) string {
+	if er := e.env.Error; er != nil && er.Code == "" {
+		if w := e.env.Origin.Words.Get(canonical.KindError); w != "" {
+			return w // the source's own word, with no canonical meaning: kept as it is
+		}
+	}
+	word, _ := dialects.Word(e.ctx, e.env, Name, e.c.Errors, string(code), canonical.CErrorCode)
+	return word
+}
+
+// errorPart returns the data part a failed or rejected task's status
+// message carries its error in: {"code": N, "data": D}, as a JSON-RPC error
+// object holds them; "" when the error has neither a code nor details.
+func (e *encoder) errorPart() string {
+	er := e.env.Error
+	hasCode := er.Code != "" || e.env.Origin.Words.Get(canonical.KindError) != ""
+	if !hasCode && er.Details == "" {
+		return ""
+	}
+	w := jsonw.New(nil)
+	w.Open()
+	if hasCode {
+		word := e.errorWord(er.Code)
+		n, err := strconv.ParseInt(word, 10, 64)
+		if err != nil {
+			dialects.Approximate(e.ctx, canonical.CErrorCode, Name, word, "-32603 (a JSON-RPC code is a number)")
+			n = -32603
+		}
+		w.Key("code")
+		w.Int(n)
+	}
+	if er.Details != "" {
+		w.Key("data")
+		w.Raw(string(er.Details))
+	}
+	w.Close()
+	return string(w.Buf)
 }
 
 // errorData writes an error's details as A2A's error data: a list of

@@ -133,7 +133,7 @@ func sdkRequestMeaning(t *testing.T, frame []byte) meaning {
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			t.Fatal(err)
 		}
-		m.act, m.taskID = canonical.ActQueryRef, string(p.ID)
+		m.act, m.taskID = canonical.ActRequest, string(p.ID)
 	case "CancelTask":
 		var p a2a.CancelTaskRequest
 		if err := json.Unmarshal(req.Params, &p); err != nil {
@@ -212,7 +212,7 @@ func envMeaning(env *canonical.Envelope) meaning {
 	m := meaning{act: env.Act, id: env.ID, inReplyTo: env.InReplyTo, skill: env.Operation.Name,
 		taskID: env.TaskID, contextID: env.CorrelationID}
 	switch {
-	case env.Act == canonical.ActRequest || env.Act == canonical.ActQueryRef:
+	case env.Act == canonical.ActRequest:
 		m.payload = compact(env.Arguments)
 	case env.Act == canonical.ActResult:
 		m.payload = compact(env.Result)
@@ -247,8 +247,8 @@ func same(t *testing.T, sdk, env meaning) {
 	if sdk.code != 0 {
 		env.act, env.id, env.skill, env.taskID, env.contextID, env.payload = "", "", "", "", "", ""
 	}
-	if sdk.act == canonical.ActResult && sdk.id == "" {
-		env.id = "" // a task's status message id is not the envelope's
+	if sdk.act != canonical.ActRequest {
+		sdk.id = "" // an answer's message id is not the envelope's: in_reply_to names it
 	}
 	if sdk.act != canonical.ActResult && sdk.act != canonical.ActRequest {
 		env.payload = ""
@@ -334,7 +334,7 @@ func TestSDKFramesDecode(t *testing.T) {
 		"error": sdkResponse{JSONRPC: "2.0", ID: "req-2", Error: &sdkError{Code: -32002, Message: "task cannot be canceled",
 			Data: []*errordetails.Typed{errordetails.NewErrorInfo("TASK_NOT_CANCELABLE", a2a.ProtocolDomain, map[string]string{"timestamp": "2026-11-28T10:15:00Z"})}}},
 	}
-	acts := map[string]canonical.Act{"send": canonical.ActRequest, "get": canonical.ActQueryRef, "cancel": canonical.ActRequest,
+	acts := map[string]canonical.Act{"send": canonical.ActRequest, "get": canonical.ActRequest, "cancel": canonical.ActRequest,
 		"task": canonical.ActResult, "bare": canonical.ActResult, "message": canonical.ActResult,
 		"update": canonical.ActNeedsInput, "error": canonical.ActRefuse}
 	for name, f := range frames {

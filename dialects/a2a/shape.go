@@ -48,10 +48,8 @@ func defaultShape(act canonical.Act) shape {
 // written back in its own shape while its act is one the shape says.
 func (s shape) fits(act canonical.Act) bool {
 	switch s {
-	case shapeSend, shapeCancel:
+	case shapeSend, shapeGet, shapeCancel:
 		return act == canonical.ActRequest
-	case shapeGet:
-		return act == canonical.ActQueryRef
 	case shapeMessage:
 		return act == canonical.ActResult
 	case shapeError:
