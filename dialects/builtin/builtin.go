@@ -1,4 +1,4 @@
-// Package builtin imports the six built-in dialects, whose packages
+// Package builtin imports the five built-in dialects, whose packages
 // register their records (package dialects), and builds registries of every
 // registered dialect's codec and of the dialects that mapping files declare,
 // each built on its vocabulary from a mapping set.
@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 
 	// The built-in dialects.
-	_ "github.com/mcp-bridge/mcp-bridge/dialects/a2a"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/bluelabel"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/collab"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/elizaacl"
