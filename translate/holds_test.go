@@ -15,6 +15,7 @@ var base = map[string]c.ConceptSet{
 	"bluelabel": c.SetOf(c.CAct, c.CSender, c.CReceiver, c.CTime, c.CTaskID, c.CTraceID, c.CContext),
 	"fuse":      c.SetOf(c.CID, c.CAct, c.CSender, c.CSenderName, c.CReceiver, c.CReceiverName, c.CTime, c.CCorrelationID, c.CSessionID, c.CMetadata, c.CAuthentication, c.CExtensions),
 	"swarm":     c.SetOf(c.CID, c.CAct, c.CSender, c.CReceiver, c.CTime, c.CPriority),
+	"a2a":       c.SetOf(c.CAct),
 }
 
 // byAct are the concepts a dialect carries for particular acts, on top of base.
@@ -63,6 +64,17 @@ var byAct = map[string]map[c.Act]c.ConceptSet{
 		c.ActEvent:              c.SetOf(c.COperation, c.CArguments),
 		c.ActInformCapabilities: c.SetOf(c.CCapabilities),
 	},
+	"a2a": {
+		c.ActRequest:       a2aRequest,
+		c.ActQueryIf:       a2aRequest,
+		c.ActQueryRef:      a2aRequest,
+		c.ActAccept:        a2aTask.With(c.CDescription),
+		c.ActResult:        a2aTask.With(c.CDescription, c.CResult),
+		c.ActRefuse:        a2aTask | a2aError,
+		c.ActFailure:       a2aTask | a2aError,
+		c.ActNotUnderstood: a2aError,
+		c.ActNeedsInput:    a2aTask.With(c.CInReplyTo, c.CDescription, c.CInputs),
+	},
 	"swarm": {
 		c.ActRequest:            c.SetOf(c.COperation, c.CArguments, c.CTTL),
 		c.ActQueryIf:            c.SetOf(c.COperation, c.CArguments, c.CTTL),
@@ -82,6 +94,14 @@ var (
 	bluelabelError = c.SetOf(c.CErrorCode, c.CErrorMessage, c.CErrorDetails, c.CErrorRetryable, c.CErrorSuggestions)
 	fuseRequest    = c.SetOf(c.CCapability, c.COperation, c.CArguments, c.CConversationID)
 	fuseError      = c.SetOf(c.COutcome, c.CErrorCode, c.CErrorMessage, c.CErrorDetails)
+	// a2a: a SendMessage (message.taskId, contextId, metadata.skill, one
+	// data part, params.metadata); an answer is a task or a status update
+	// (id, contextId, status timestamp, metadata; the status message's text,
+	// and data: the inputs asked for, or a failure's code and details), or
+	// a JSON-RPC error (code, message, data).
+	a2aRequest = c.SetOf(c.CID, c.CTaskID, c.CCorrelationID, c.COperation, c.CArguments, c.CMetadata)
+	a2aTask    = c.SetOf(c.CTaskID, c.CCorrelationID, c.CTime, c.CMetadata)
+	a2aError   = c.SetOf(c.CErrorCode, c.CErrorMessage, c.CErrorDetails)
 )
 
 // replyField says where a dialect keeps "this answers message X" (replies)
@@ -92,6 +112,7 @@ var replyField = map[string]struct{ reply, other c.ConceptSet }{
 	"bluelabel": {0, 0},
 	"fuse":      {c.SetOf(c.CInReplyTo), 0},
 	"swarm":     {c.SetOf(c.CInReplyTo), c.SetOf(c.CCorrelationID)},
+	"a2a":       {c.SetOf(c.CInReplyTo), 0},
 }
 
 // holds returns what dialect d carries for act a.
@@ -112,6 +133,7 @@ var inexpressible = map[string][]c.Act{
 	"bluelabel": {c.ActAccept, c.ActQueryIf, c.ActQueryRef, c.ActQueryCapabilities, c.ActInformCapabilities, c.ActEvent},
 	"fuse":      {c.ActAccept, c.ActNeedsInput},
 	"swarm":     {c.ActAccept, c.ActNeedsInput},
+	"a2a":       {c.ActQueryCapabilities, c.ActInformCapabilities, c.ActEvent},
 }
 
 // approximatedActs are the acts a dialect writes as another act's message;
@@ -122,4 +144,5 @@ var approximatedActs = map[string][]c.Act{
 	"bluelabel": nil,
 	"fuse":      {c.ActQueryIf, c.ActQueryRef},
 	"swarm":     {c.ActRefuse, c.ActNotUnderstood, c.ActQueryIf, c.ActQueryRef},
+	"a2a":       {c.ActQueryIf, c.ActQueryRef},
 }

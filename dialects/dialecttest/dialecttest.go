@@ -583,15 +583,21 @@ func CompareConcepts(t *testing.T, trip string, a, b *canonical.Envelope, set ca
 	}
 }
 
-// ConceptValue renders a concept's value for comparison: raw JSON compacted,
-// times as instants, error codes canonically.
+// ConceptValue renders a concept's value for comparison: raw JSON compacted
+// with sorted keys, times as instants, error codes canonically.
 func ConceptValue(e *canonical.Envelope, cc canonical.Concept) string {
+	// A JSON value, key order aside: objects are written with sorted keys,
+	// numbers as they were written.
 	raw := func(j canonical.JSON) string {
-		var b bytes.Buffer
-		if json.Compact(&b, []byte(j)) != nil {
+		v, err := decodeAny([]byte(j))
+		if err != nil {
 			return string(j)
 		}
-		return b.String()
+		b, err := json.Marshal(v)
+		if err != nil {
+			return string(j)
+		}
+		return string(b)
 	}
 	switch cc {
 	case canonical.CTime, canonical.CDeadline:
