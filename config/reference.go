@@ -1,7 +1,5 @@
 package config
 
-import "github.com/mcp-bridge/mcp-bridge/internal/spec"
-
 // The markers around the key reference in docs/config.md.
 const (
 	referenceBegin = "<!-- BEGIN key reference: generated from config/spec.go; `go test ./config -run TestReference -update` rewrites it -->"
@@ -12,10 +10,3 @@ const (
 // table of each object's keys, with their types, defaults and what they
 // say, generated from the spec.
 func reference() []byte { return serve().Reference() }
-
-// spliceReference returns doc with the text between the reference markers
-// replaced by the generated reference. It fails when doc lacks the
-// markers.
-func spliceReference(doc []byte) ([]byte, error) {
-	return spec.Splice(doc, referenceBegin, referenceEnd, reference())
-}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,27 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
 )
-
-// compiledSchema compiles Schema() as an editor would.
-func compiledSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("mcp-bridge.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("mcp-bridge.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // readFile returns a file's text.
 func readFile(t *testing.T, name string) []byte {
@@ -41,26 +22,8 @@ func readFile(t *testing.T, name string) []byte {
 	return data
 }
 
-// yamlToJSON converts a YAML file to the JSON value an editor checks.
-func yamlToJSON(t *testing.T, text []byte) any {
-	t.Helper()
-	var x any
-	if err := yaml.Unmarshal(text, &x); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestSchema(t *testing.T) {
-	s := compiledSchema(t)
+	s := spectest.Schema(t, "mcp-bridge.schema.json", Schema())
 	good := []struct{ name, text string }{
 		{"default.yaml", string(defaultFile)},
 		{"deploy/bridge.yaml", string(readFile(t, "../deploy/bridge.yaml"))},
@@ -73,7 +36,7 @@ func TestSchema(t *testing.T) {
 		{"an MCP server", "agents:\n  - id: M\n    mcp: {url: 'http://h/mcp', headers: {Authorization: 'Bearer ${T}'}}\n"},
 	}
 	for _, c := range good {
-		if err := s.Validate(yamlToJSON(t, []byte(c.text))); err != nil {
+		if err := s.Validate(spectest.Value(t, []byte(c.text))); err != nil {
 			t.Errorf("%s: refused: %v", c.name, err)
 		}
 	}
@@ -95,7 +58,7 @@ func TestSchema(t *testing.T) {
 		{"an empty command", "agents:\n  - {id: A, dialect: swarm, command: []}\n", "/agents/0/command"},
 	}
 	for _, c := range bad {
-		err := s.Validate(yamlToJSON(t, []byte(c.text)))
+		err := s.Validate(spectest.Value(t, []byte(c.text)))
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("%s: accepted (%v)", c.name, err)

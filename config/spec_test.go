@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/reference.md and docs/config.md's key reference from the spec")
@@ -18,29 +19,8 @@ const configDoc = "../docs/config.md"
 // TestReference fails when the golden reference page or docs/config.md's
 // key reference is not what the spec generates; -update rewrites both.
 func TestReference(t *testing.T) {
-	doc, err := os.ReadFile(configDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spliced, err := spliceReference(doc)
-	if err != nil {
-		t.Fatalf("%s: %v", configDoc, err)
-	}
-	for _, f := range []struct {
-		name string
-		want []byte
-	}{{"testdata/reference.md", reference()}, {configDoc, spliced}} {
-		got, _ := os.ReadFile(f.name)
-		switch {
-		case bytes.Equal(got, f.want):
-		case *update:
-			if err := os.WriteFile(f.name, f.want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Errorf("%s: the key reference differs from what config/spec.go generates; run go test ./config -run TestReference -update", f.name)
-		}
-	}
+	spectest.Reference(t, spectest.Page{Reference: reference(), Golden: "testdata/reference.md", Doc: configDoc,
+		Begin: referenceBegin, End: referenceEnd, Update: *update, Hint: "run go test ./config -run TestReference -update"})
 }
 
 // TestSpecSound checks what the spec's own parts must agree on: every key

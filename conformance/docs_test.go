@@ -1,12 +1,12 @@
 package conformance
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated parts of docs/conformance.md and testdata/reference.md")
@@ -48,32 +48,11 @@ const (
 	referenceEnd   = "<!-- END key reference -->"
 )
 
-// TestReference fails when the golden reference page or docs/conformance.md's
-// key reference is not what the spec generates; -update rewrites both.
+// TestReference fails when the golden reference page or the docs' key
+// reference is not what the spec generates; -update rewrites both.
 func TestReference(t *testing.T) {
-	doc, err := os.ReadFile(docsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spliced, err := spec.Splice(doc, referenceBegin, referenceEnd, Reference())
-	if err != nil {
-		t.Fatalf("%s: %v", docsFile, err)
-	}
-	for _, f := range []struct {
-		name string
-		want []byte
-	}{{"testdata/reference.md", Reference()}, {docsFile, spliced}} {
-		got, _ := os.ReadFile(f.name)
-		switch {
-		case bytes.Equal(got, f.want):
-		case *update:
-			if err := os.WriteFile(f.name, f.want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Errorf("%s differs from what conformance/requirement_file.go generates; run go test ./conformance -run TestReference -update", f.name)
-		}
-	}
+	spectest.Reference(t, spectest.Page{Reference: Reference(), Golden: "testdata/reference.md", Doc: docsFile,
+		Begin: referenceBegin, End: referenceEnd, Update: *update, Hint: "run go test ./conformance -run TestReference -update"})
 }
 
 // TestSpecSound checks that the requirement file's spec agrees with itself

@@ -1,14 +1,11 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 )
 
 // TestSchemaTakesTheRepoFiles checks the JSON Schema of `conformance
@@ -16,7 +13,7 @@ import (
 // ships is valid (and parses), and the mistakes a schema can see are
 // refused.
 func TestSchemaTakesTheRepoFiles(t *testing.T) {
-	s := compileSchema(t, Schema())
+	s := spectest.Schema(t, "requirements.schema.json", Schema())
 	files, err := filepath.Glob("../dialects/*/conformance.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +34,7 @@ func TestSchemaTakesTheRepoFiles(t *testing.T) {
 		if _, err := parseSuite(f, data); err != nil {
 			t.Errorf("%s: ParseSuite refuses it: %v", f, err)
 		}
-		if err := s.Validate(yamlValue(t, data)); err != nil {
+		if err := s.Validate(spectest.Value(t, data)); err != nil {
 			t.Errorf("%s: refused: %v", f, err)
 		}
 	}
@@ -53,7 +50,7 @@ func TestSchemaTakesTheRepoFiles(t *testing.T) {
 		"a check's stranger": req + ", level: MUST, steps: [{send: {kind: event}, expect: {check: [{path: a, like: b}]}}]}\n",
 		"a bad ttl":          req + ", level: MUST, steps: [{send: {kind: request, ttl: soon}}]}\n",
 	} {
-		if err := s.Validate(yamlValue(t, []byte(text))); err == nil {
+		if err := s.Validate(spectest.Value(t, []byte(text))); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -72,40 +69,4 @@ conformance.yaml:7:80: requirements[1].steps[0].send.step: resend names step 0, 
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}
-}
-
-// compileSchema compiles a JSON Schema as an editor would.
-func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("requirements.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("requirements.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// yamlValue is a YAML file as the JSON value an editor checks.
-func yamlValue(t *testing.T, text []byte) any {
-	t.Helper()
-	var x any
-	if err := yaml.Unmarshal(text, &x); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

@@ -1,12 +1,10 @@
 package mappings
 
 import (
-	"bytes"
 	"flag"
-	"os"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/internal/spec"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/reference.md and docs/mappings.md's key reference from the spec")
@@ -18,32 +16,11 @@ const (
 	referenceEnd   = "<!-- END key reference -->"
 )
 
-// TestReference fails when the golden reference page or docs/mappings.md's
-// key reference is not what the spec generates; -update rewrites both.
+// TestReference fails when the golden reference page or the docs' key
+// reference is not what the spec generates; -update rewrites both.
 func TestReference(t *testing.T) {
-	doc, err := os.ReadFile(mappingsDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spliced, err := spec.Splice(doc, referenceBegin, referenceEnd, Reference())
-	if err != nil {
-		t.Fatalf("%s: %v", mappingsDoc, err)
-	}
-	for _, f := range []struct {
-		name string
-		want []byte
-	}{{"testdata/reference.md", Reference()}, {mappingsDoc, spliced}} {
-		got, _ := os.ReadFile(f.name)
-		switch {
-		case bytes.Equal(got, f.want):
-		case *update:
-			if err := os.WriteFile(f.name, f.want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		default:
-			t.Errorf("%s differs from what mappings/spec.go generates; run go test ./mappings -run TestReference -update", f.name)
-		}
-	}
+	spectest.Reference(t, spectest.Page{Reference: Reference(), Golden: "testdata/reference.md", Doc: mappingsDoc,
+		Begin: referenceBegin, End: referenceEnd, Update: *update, Hint: "run go test ./mappings -run TestReference -update"})
 }
 
 // TestSpecSound checks that the spec's parts agree (internal/spec Sound).

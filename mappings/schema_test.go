@@ -1,21 +1,18 @@
 package mappings
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	"github.com/mcp-bridge/mcp-bridge/internal/spec/spectest"
 )
 
 // TestSchemaTakesTheRepoFiles checks the JSON Schema of `mappings schema`
 // as an editor would use it: every mapping file the repository ships is
 // valid (and loads), and the mistakes a schema can see are refused.
 func TestSchemaTakesTheRepoFiles(t *testing.T) {
-	s := compileSchema(t, Schema())
+	s := spectest.Schema(t, "mapping.schema.json", Schema())
 	var files []string
 	for _, glob := range []string{"../dialects/*/mapping.yaml", "../translate/testdata/mapping/*.yaml", "../examples/*.yaml",
 		"../examples/*/testdata/mapping.yaml", "../cmd/mcp-bridge/demo.yaml", "../cmd/mcp-bridge/testdata/drop-accept.yaml"} {
@@ -36,7 +33,7 @@ func TestSchemaTakesTheRepoFiles(t *testing.T) {
 		if err := testDefaults(t).Add(f, data); err != nil {
 			t.Errorf("%s: the loader refuses it: %v", f, err)
 		}
-		if err := s.Validate(yamlValue(t, data)); err != nil {
+		if err := s.Validate(spectest.Value(t, data)); err != nil {
 			t.Errorf("%s: refused: %v", f, err)
 		}
 	}
@@ -53,44 +50,8 @@ func TestSchemaTakesTheRepoFiles(t *testing.T) {
 		"fold_case that is not":  "dialect: swarm\nvocabulary: {act: {fold_case: maybe}}\n",
 		"an operation's mapping": "operations: [[swarm, fuse]]\n",
 	} {
-		if err := s.Validate(yamlValue(t, []byte(text))); err == nil {
+		if err := s.Validate(spectest.Value(t, []byte(text))); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-}
-
-// compileSchema compiles a JSON Schema as an editor would.
-func compileSchema(t *testing.T, schema []byte) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("mapping.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("mapping.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// yamlValue is a YAML file as the JSON value an editor checks.
-func yamlValue(t *testing.T, text []byte) any {
-	t.Helper()
-	var x any
-	if err := yaml.Unmarshal(text, &x); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
