@@ -28,23 +28,34 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/translate"
 )
 
-// Config configures a Router. Zero values take the bridge's defaults,
-// which its Options document.
+// Config configures a Router; bridge.Options documents each setting.
 type Config struct {
-	ID              string
-	Registry        *dialects.Registry
-	Mappings        *mappings.Set
-	RequestTimeout  time.Duration
-	DedupeWindow    time.Duration
-	DedupeEntries   int
-	DedupeAnswers   int
+	// ID is the sender of the bridge's own messages.
+	ID string
+	// Registry and Mappings are the dialects and the rules between them
+	// (required).
+	Registry *dialects.Registry
+	Mappings *mappings.Set
+	// RequestTimeout is a request's time limit when it says none
+	// (default DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// DedupeWindow, DedupeEntries and DedupeAnswers bound the duplicate
+	// table (package dedupe; defaults DefaultDedupeWindow and dedupe's);
+	// a negative window turns it off.
+	DedupeWindow                 time.Duration
+	DedupeEntries, DedupeAnswers int
+	// PendingRequests bounds the requests open at once (default
+	// DefaultPendingRequests).
 	PendingRequests int
-	Retry           resilience.RetryPolicy
-	Breaker         resilience.BreakerPolicy
-	Logger          *slog.Logger
-	Metrics         *metrics.Metrics
-	Events          *event.Stream
-	Redactor        *redact.Redactor
+	// Retry and Breaker are the policies as they are: their zero values
+	// never retry and never open.
+	Retry   resilience.RetryPolicy
+	Breaker resilience.BreakerPolicy
+	// Logger, Metrics, Events and Redactor are the bridge's (required).
+	Logger   *slog.Logger
+	Metrics  *metrics.Metrics
+	Events   *event.Stream
+	Redactor *redact.Redactor
 }
 
 // The defaults of Config.
