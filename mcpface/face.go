@@ -95,6 +95,10 @@ type Face struct {
 	closed     bool
 	suspended  suspended // calls waiting for a client's input
 	sessions   sessions  // the MCP sessions open, for log messages
+	stopShare  func()    // stops sharing the sessions with the cluster
+
+	sessionTable *sessionTable // the sessions made and seen; nil when stateless
+	mcpHTTP      http.Handler  // mcp-go's streamable HTTP server
 }
 
 // New returns the MCP face of b.
@@ -130,6 +134,14 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	hooks.AddBeforeCallTool(f.beforeCall)
 	hooks.AddAfterListTools(f.listed)
 	hooks.AddOnError(f.refused)
+	httpOpts := []server.StreamableHTTPOption{server.WithEndpointPath(Path), server.WithStreamableHTTPLogger(f.log)}
+	if opts.Stateless {
+		httpOpts = append(httpOpts, server.WithStateLess(true))
+	} else {
+		f.sessionTable = newSessionTable(f.closeLocal)
+		hooks.AddAfterInitialize(f.afterInitialize)
+		httpOpts = append(httpOpts, server.WithSessionIdManager(f.sessionTable), server.WithHTTPContextFunc(f.fromRecord))
+	}
 	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
@@ -146,11 +158,12 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 		OAuth: opts.OAuth, Policies: opts.Policies, Limits: opts.Limits}); err != nil {
 		return nil, err
 	}
-	f.http = f.authenticate(compat(server.NewStreamableHTTPServer(f.srv,
-		server.WithEndpointPath(Path),
-		server.WithStateLess(opts.Stateless),
-		server.WithStreamableHTTPLogger(f.log),
-	)))
+	f.mcpHTTP = server.NewStreamableHTTPServer(f.srv, httpOpts...)
+	if f.sessionTable != nil {
+		f.http = f.authenticate(compat(f.sessionStreams(f.mcpHTTP)))
+	} else {
+		f.http = f.authenticate(compat(f.mcpHTTP))
+	}
 	f.stop = b.Watch(func(c bridge.Change) {
 		f.changed()
 		if c.Kind == bridge.StatusChanged {
@@ -172,11 +185,15 @@ func (f *Face) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) erro
 	return s.Listen(ctx, in, out)
 }
 
-// Close stops following the directory.
+// Close stops following the directory and sharing the sessions.
 func (f *Face) Close() {
 	f.stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.stopShare != nil {
+		f.stopShare()
+		f.stopShare = nil
+	}
 	f.closed = true
 	if f.timer != nil {
 		f.timer.Stop()

@@ -217,6 +217,18 @@ func (s *Server) joinCluster(c config.Cluster, metrics prometheus.Registerer) er
 		return err
 	}
 	s.cluster = cl
+	if s.face != nil {
+		// A client's requests may come to any instance: each knows the
+		// sessions of all.
+		if err := s.face.ShareSessions(cl.Sessions()); err != nil {
+			cl.Close()
+			s.cluster = nil
+			if s.embedded != nil {
+				s.embedded.Shutdown()
+			}
+			return err
+		}
+	}
 	return nil
 }
 

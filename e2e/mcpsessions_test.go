@@ -1,0 +1,257 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessionVersion is the revision the session tests speak: the last with
+// MCP sessions (go-sdk negotiates the stateless 2026-07-28 by default).
+const sessionVersion = "2025-11-25"
+
+// roundRobin is an HTTP proxy that sends each request to the next of its
+// backends in turn, and remembers which got the GET streams.
+type roundRobin struct {
+	backends []*httputil.ReverseProxy
+	mu       sync.Mutex
+	next     int
+	gets     []int // the backend of each GET, in order
+}
+
+// newRoundRobin serves a roundRobin over targets until the test ends.
+func newRoundRobin(t *testing.T, targets ...string) (*httptest.Server, *roundRobin) {
+	rr := &roundRobin{}
+	for _, target := range targets {
+		u, err := url.Parse(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := httputil.NewSingleHostReverseProxy(u)
+		p.FlushInterval = -1 // server-sent events pass at once
+		rr.backends = append(rr.backends, p)
+	}
+	srv := httptest.NewServer(rr)
+	t.Cleanup(srv.Close)
+	return srv, rr
+}
+
+func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rr.mu.Lock()
+	i := rr.next
+	rr.next = (rr.next + 1) % len(rr.backends)
+	if r.Method == http.MethodGet {
+		rr.gets = append(rr.gets, i)
+	}
+	rr.mu.Unlock()
+	rr.backends[i].ServeHTTP(w, r)
+}
+
+// lastGet is the backend of the latest GET stream, waiting for one.
+func (rr *roundRobin) lastGet(t *testing.T) int {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		rr.mu.Lock()
+		n := len(rr.gets)
+		var last int
+		if n > 0 {
+			last = rr.gets[n-1]
+		}
+		rr.mu.Unlock()
+		if n > 0 {
+			return last
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the client opened no GET stream")
+	return 0
+}
+
+// sessionClient connects a go-sdk client named name on sessionVersion to
+// endpoint; changed hears its tools/list_changed.
+func sessionClient(t *testing.T, endpoint, name string) (s *mcp.ClientSession, changed chan struct{}) {
+	t.Helper()
+	changed = make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint + "/mcp"},
+		&mcp.ClientSessionOptions{ProtocolVersion: sessionVersion})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, changed
+}
+
+// postStatus is the status of a tools/list posted to base in session id.
+func postStatus(t *testing.T, base, id string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewBufferString(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", sessionVersion)
+	req.Header.Set("Mcp-Session-Id", id)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// awaitStatus waits until a tools/list in session id on base answers want.
+func awaitStatus(t *testing.T, base, id string, want int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	got := 0
+	for time.Now().Before(deadline) {
+		if got = postStatus(t, base, id); got == want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("a tools/list in session %s on %s answers %d, want %d", id, base, got, want)
+}
+
+// TestMCPSessionDelete: on one bridge, a session that was deleted, or was
+// never made, is answered 404; one that is on is served.
+func TestMCPSessionDelete(t *testing.T) {
+	h := start(t, nil)
+	on, _ := sessionClient(t, h.httpURL(), "kept")
+	deleted, _ := sessionClient(t, h.httpURL(), "deleted")
+	deletedID := deleted.ID()
+	if err := deleted.Close(); err != nil { // sends DELETE
+		t.Fatalf("close: %v", err)
+	}
+	for _, tc := range []struct {
+		name, id string
+		want     int
+	}{
+		{"on", on.ID(), http.StatusOK},
+		{"deleted", deletedID, http.StatusNotFound},
+		{"never made", "s-00000000000000000000000000000000", http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := postStatus(t, h.httpURL(), tc.id); got != tc.want {
+				t.Errorf("session %q: %d, want %d", tc.id, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMCPSessionsAcrossInstances: two bridges on one NATS behind a
+// round-robin proxy, so that each of a session's requests goes to the
+// other instance than the one before. The go-sdk client lists the tools of
+// both instances' agents, calls them, hears of a tools/list_changed caused
+// on the instance its GET stream is not on, and its DELETE ends the session
+// on both; every instance's audit line names the client.
+func TestMCPSessionsAcrossInstances(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b")
+	order := []*harness{hs["a"], hs["b"]}
+	names := []string{"a", "b"}
+	for i, h := range order {
+		h.runAgent("collab", "agent-"+names[i])
+	}
+	for i, h := range order {
+		h.awaitAgent("agent-"+names[1-i], names[1-i], bridge.StatusReady)
+	}
+	proxy, rr := newRoundRobin(t, order[0].httpURL(), order[1].httpURL())
+	s, changed := sessionClient(t, proxy.URL, "spread-client")
+
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	list, err := s.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	listed := map[string]bool{}
+	for _, tool := range list.Tools {
+		listed[tool.Name] = true
+	}
+	for _, name := range names {
+		if !listed["agent-"+name+"__add"] {
+			t.Fatalf("agent-%s__add is not listed: %v", name, listed)
+		}
+	}
+	// Sequential calls alternate between the instances; four per agent put
+	// calls to each agent on each instance, whatever the GET took.
+	for i := range 8 {
+		tool := "agent-" + names[i%2] + "__add"
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"a": i, "b": 1}})
+		if err != nil {
+			t.Fatalf("tools/call %s: %v", tool, err)
+		}
+		if want := fmt.Sprintf(`"sum":%d`, i+1); res.IsError || !strings.Contains(text(res), want) {
+			t.Fatalf("tools/call %s: isError %v, %q; want %s", tool, res.IsError, text(res), want)
+		}
+	}
+	for i, h := range order {
+		var calls int
+		for _, line := range strings.Split(h.logs.String(), "\n") {
+			if !strings.Contains(line, `"mcp: tools/call"`) {
+				continue
+			}
+			calls++
+			if !strings.Contains(line, `"client":"spread-client"`) {
+				t.Errorf("instance %s's audit line does not name the client: %s", names[i], line)
+			}
+		}
+		if calls == 0 {
+			t.Errorf("instance %s served no tools/call", names[i])
+		}
+	}
+
+	// An agent joins the instance the stream is not on.
+	stream := rr.lastGet(t)
+	other := order[1-stream]
+	emptied(changed)
+	other.runAgent("collab", "newcomer")
+	select {
+	case <-changed:
+	case <-time.After(wait):
+		t.Fatalf("no tools/list_changed on the stream on %s when an agent joined %s", names[stream], names[1-stream])
+	}
+
+	id := s.ID()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close (DELETE): %v", err)
+	}
+	for _, h := range order {
+		awaitStatus(t, h.httpURL(), id, http.StatusNotFound, 3*time.Second)
+	}
+}
+
+// emptied empties c.
+func emptied(c chan struct{}) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
