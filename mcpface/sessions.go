@@ -124,6 +124,8 @@ func (t *sessionTable) Validate(id string) (isTerminated bool, err error) {
 		return false, fmt.Errorf("mcp: session %q: unknown", id)
 	}
 	data, found, err := share.Ask(holder, id)
+	var gone []string
+	defer func() { t.endLocally(gone) }()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cur := t.entries[id]; cur != nil && cur.ended {
@@ -147,6 +149,7 @@ func (t *sessionTable) Validate(id string) (isTerminated bool, err error) {
 		return false, fmt.Errorf("mcp: session %q: the record of instance %s: %w", id, holder, err)
 	}
 	t.entries[id] = &sessionEntry{rec: rec, used: now, checked: now}
+	gone = t.bound(now)
 	return false, nil
 }
 
