@@ -243,6 +243,16 @@ func TestMCPSessionsAcrossInstances(t *testing.T) {
 	for _, h := range order {
 		awaitStatus(t, h.httpURL(), id, http.StatusNotFound, 3*time.Second)
 	}
+	// Neither instance keeps anything of the session.
+	for i, h := range order {
+		deadline := time.Now().Add(wait)
+		for h.metric("mcp_sessions_open") != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("instance %s still has %v MCP sessions open", names[i], h.metric("mcp_sessions_open"))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 // emptied empties c.

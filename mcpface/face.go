@@ -320,3 +320,89 @@ func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
 		f.sync()
 	}
 }
+
+// ShareSessions makes the face's MCP sessions known to every instance of
+// its cluster through share, and theirs to it. A face with sessions off
+// (Options.Stateless) has nothing to share.
+func (f *Face) ShareSessions(share SessionShare) error {
+	if f.sessionTable == nil {
+		return nil
+	}
+	stop, err := share.Serve(f.sessionTable.look, f.sessionTable.ended)
+	if err != nil {
+		return fmt.Errorf("mcp: share the sessions: %w", err)
+	}
+	f.sessionTable.mu.Lock()
+	f.sessionTable.share = share
+	f.sessionTable.mu.Unlock()
+	f.mu.Lock()
+	f.stopShare = stop
+	f.mu.Unlock()
+	return nil
+}
+
+// afterInitialize records what the client said of itself in its session's
+// record.
+func (f *Face) afterInitialize(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+	s := server.ClientSessionFromContext(ctx)
+	if s == nil || s.SessionID() == "" || req == nil || res == nil {
+		return
+	}
+	f.sessionTable.initialized(s.SessionID(), sessionRecord{Client: req.Params.ClientInfo,
+		Capabilities: req.Params.Capabilities, Version: res.ProtocolVersion})
+}
+
+// fromRecord gives the session of a request that this instance did not
+// see initialize what its record says of the client, so that the audit
+// line names it and elicitation knows whether the client can be asked.
+func (f *Face) fromRecord(ctx context.Context, _ *http.Request) context.Context {
+	s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo)
+	if !ok || s.SessionID() == "" || s.GetClientInfo().Name != "" {
+		return ctx
+	}
+	if rec, ok := f.sessionTable.record(s.SessionID()); ok {
+		s.SetClientInfo(rec.Client)
+		s.SetClientCapabilities(rec.Capabilities)
+	}
+	return ctx
+}
+
+// sessionStreams refuses with 404 a GET stream of a session that ended or
+// is unknown, and ends a GET stream when its session ends, wherever the
+// DELETE came.
+func (f *Face) sessionStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(server.HeaderKeySessionID)
+		if r.Method != http.MethodGet || id == "" || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if terminated, err := f.sessionTable.Validate(id); err != nil || terminated {
+			http.Error(w, "Session not found", http.StatusNotFound)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		done := f.sessionTable.stream(id, cancel)
+		defer done()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// closeLocal ends what mcp-go holds of session id on this instance, as a
+// DELETE here would: the session ended elsewhere, or went idle.
+func (f *Face) closeLocal(id string) {
+	r, err := http.NewRequest(http.MethodDelete, Path, nil)
+	if err != nil {
+		return
+	}
+	r.Header.Set(server.HeaderKeySessionID, id)
+	f.mcpHTTP.ServeHTTP(discard{}, r)
+}
+
+// discard is a response nobody reads.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) WriteHeader(int)             {}
