@@ -151,6 +151,16 @@ func (x *executor) follow(ctx context.Context, ec *a2asrv.ExecutorContext, c *ca
 			return
 		case <-c.pending.Done():
 			x.forget(string(ec.TaskID))
+			for drained := false; !drained; {
+				select {
+				case text := <-c.progress: // told before the outcome: streamed before it
+					if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, agentMessage(ec, a2a.NewTextPart(text))), nil) {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
 			ans, err := c.pending.Result()
 			for _, ev := range x.outcome(ec, ans, err) {
 				if !yield(ev, nil) {

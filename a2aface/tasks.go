@@ -14,9 +14,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 )
 
-// tasks holds the tasks of every agent the face serves: a task is kept
-// for ttl after its last change, and at most max of them (the oldest go
-// first) when max is above 0.
+// tasks holds the tasks of every agent the face serves: a task that is
+// not working (finished, or waiting for input) is kept for ttl after its
+// last change, and at most max tasks (the one changed longest ago goes
+// first) when max is above 0. A working task's call ends within its time
+// limit, and the task with it.
 type tasks struct {
 	ttl  time.Duration
 	max  int
@@ -32,6 +34,7 @@ type held struct {
 	task    []byte // its JSON: a copy no caller can change
 	version taskstore.TaskVersion
 	caller  string // who created it (callerOf)
+	working bool   // submitted or working: not forgotten for its age
 	updated time.Time
 }
 
@@ -52,7 +55,7 @@ func (t *tasks) sweep() {
 		case now := <-tick.C:
 			t.mu.Lock()
 			for id, h := range t.byID {
-				if now.Sub(h.updated) > t.ttl {
+				if !h.working && now.Sub(h.updated) > t.ttl {
 					delete(t.byID, id)
 				}
 			}
@@ -95,7 +98,7 @@ func (s *agentTasks) Create(ctx context.Context, task *a2a.Task) (taskstore.Task
 	if t.max > 0 && len(t.byID) >= t.max {
 		t.dropOldest()
 	}
-	t.byID[task.ID] = &held{agent: s.agent, task: b, version: 1, caller: caller, updated: time.Now()}
+	t.byID[task.ID] = &held{agent: s.agent, task: b, version: 1, caller: caller, updated: time.Now(), working: working(task)}
 	return 1, nil
 }
 
@@ -127,7 +130,7 @@ func (s *agentTasks) Update(_ context.Context, req *taskstore.UpdateRequest) (ta
 	if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != h.version {
 		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
 	}
-	h.task, h.updated = b, time.Now()
+	h.task, h.updated, h.working = b, time.Now(), working(req.Task)
 	h.version++
 	return h.version, nil
 }
@@ -211,4 +214,11 @@ func (s *agentTasks) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.
 		res.NextPageToken = strconv.Itoa(from + size)
 	}
 	return res, nil
+}
+
+// working reports whether task is on its way: neither finished nor
+// waiting for the client.
+func working(task *a2a.Task) bool {
+	s := task.Status.State
+	return s == a2a.TaskStateSubmitted || s == a2a.TaskStateWorking
 }
