@@ -53,14 +53,17 @@ func agentURL(r *http.Request, agent string) string {
 func (f *Face) card(r *http.Request, info bridge.AgentInfo) *a2a.AgentCard {
 	desc := fmt.Sprintf("The %s agent %s, through mcp-bridge.", info.Dialect, info.ID)
 	c := &a2a.AgentCard{
-		Name:                info.ID,
-		Description:         desc,
-		Version:             f.opts.Version,
-		SupportedInterfaces: []*a2a.AgentInterface{a2a.NewAgentInterface(agentURL(r, info.ID), a2a.TransportProtocolJSONRPC)},
-		Capabilities:        a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:   modes,
-		DefaultOutputModes:  modes,
-		Skills:              skills(info),
+		Name:        info.ID,
+		Description: desc,
+		Version:     f.opts.Version,
+		SupportedInterfaces: []*a2a.AgentInterface{
+			a2a.NewAgentInterface(agentURL(r, info.ID), a2a.TransportProtocolJSONRPC),
+			a2a.NewAgentInterface(agentURL(r, info.ID)+RESTPath, a2a.TransportProtocolHTTPJSON),
+		},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  modes,
+		DefaultOutputModes: modes,
+		Skills:             skills(info),
 	}
 	if c.Version == "" {
 		c.Version = "dev"

@@ -1,6 +1,7 @@
 // Package a2aface is the bridge's A2A face: every agent the bridge can
-// reach, whatever its dialect, served as an A2A agent (A2A v1.0, JSON-RPC
-// binding) at /a2a/<agent>, with its agent card at
+// reach, whatever its dialect, served as an A2A agent (A2A v1.0) at
+// /a2a/<agent> (the JSON-RPC binding; the HTTP+JSON binding under
+// /a2a/<agent>/rest), with its agent card at
 // /a2a/<agent>/.well-known/agent-card.json. A SendMessage becomes a
 // canonical request to the agent through the bridge's call API, with the
 // routing, correlation, retries, breaker and time limit of any request;
@@ -31,6 +32,10 @@ const Path = "/a2a"
 
 // CardPath is where an agent's card is, under its /a2a/<agent>.
 const CardPath = "/.well-known/agent-card.json"
+
+// RESTPath is where an agent's HTTP+JSON binding is, under its
+// /a2a/<agent>.
+const RESTPath = "/rest"
 
 // DefaultSender is the id A2A clients' requests carry by default.
 const DefaultSender = "a2a-client"
@@ -76,7 +81,8 @@ type Face struct {
 // door is one agent's A2A server.
 type door struct {
 	exec    *executor
-	handler http.Handler
+	jsonrpc http.Handler // the JSON-RPC binding
+	rest    http.Handler // the HTTP+JSON binding, its paths under RESTPath
 }
 
 // New returns the A2A face of b.
@@ -122,7 +128,7 @@ func (f *Face) Handler() http.Handler {
 }
 
 // serve routes a request: the list of cards, an agent's card, or its
-// JSON-RPC endpoint.
+// endpoints.
 func (f *Face) serve(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, Path), "/")
 	if rest == "" {
@@ -139,15 +145,17 @@ func (f *Face) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("no agent %q is served here", agent), http.StatusNotFound)
 		return
 	}
-	switch "/" + sub {
-	case CardPath:
+	switch sub := "/" + sub; {
+	case sub == RESTPath || strings.HasPrefix(sub, RESTPath+"/"):
+		f.door(agent).rest.ServeHTTP(w, r)
+	case sub == CardPath:
 		if r.Method != http.MethodGet {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
 		writeJSON(w, f.card(r, info))
-	case "/":
-		f.door(agent).handler.ServeHTTP(w, r)
+	case sub == "/":
+		f.door(agent).jsonrpc.ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -165,7 +173,8 @@ func (f *Face) door(agent string) *door {
 		a2asrv.WithTaskStore(f.tasks.store(agent)),
 		a2asrv.WithLogger(f.log),
 	)
-	d := &door{exec: exec, handler: a2asrv.NewJSONRPCHandler(h)}
+	d := &door{exec: exec, jsonrpc: a2asrv.NewJSONRPCHandler(h),
+		rest: http.StripPrefix(Path+"/"+agent+RESTPath, a2asrv.NewRESTHandler(h))}
 	f.agents[agent] = d
 	return d
 }

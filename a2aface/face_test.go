@@ -222,3 +222,26 @@ func TestExposeAndTokens(t *testing.T) {
 		t.Fatalf("with a token: %+v", task)
 	}
 }
+
+// TestREST: the HTTP+JSON binding the card lists serves the same agent:
+// SendMessage, GetTask and ListTasks over it.
+func TestREST(t *testing.T) {
+	l := serve(t, Options{})
+	l.attach("elizaacl", "eliza", "echo")
+	paths := make(chan string, 16)
+	c := l.restClient("eliza", paths)
+	ctx := context.Background()
+	task := send(t, c, message("", a2a.NewDataPart(map[string]any{"text": "over rest"})))
+	if task.Status.State != a2a.TaskStateCompleted || !strings.Contains(task.Artifacts[0].Parts[1].Text(), "over rest") {
+		t.Fatalf("SendMessage: %+v", task)
+	}
+	if got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("GetTask: %v %+v", err, got)
+	}
+	if list, err := c.ListTasks(ctx, &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("ListTasks: %v %+v", err, list)
+	}
+	if p := <-paths; !strings.HasPrefix(p, Path+"/eliza"+RESTPath+"/") {
+		t.Fatalf("the client's first request went to %s", p)
+	}
+}

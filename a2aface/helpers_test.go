@@ -233,3 +233,33 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// restClient is an a2a-go client of agent that prefers the HTTP+JSON
+// binding of the card the bridge serves for it; paths receives the path
+// of each request it makes.
+func (l *live) restClient(agent string, paths chan<- string) *a2aclient.Client {
+	l.t.Helper()
+	var card a2a.AgentCard
+	if status := l.get(l.url+Path+"/"+agent+CardPath, "", &card); status != http.StatusOK {
+		l.t.Fatalf("card of %s: HTTP %d", agent, status)
+	}
+	c, err := a2aclient.NewFromCard(context.Background(), &card,
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}),
+		a2aclient.WithRESTTransport(&http.Client{Transport: recorder(paths)}))
+	if err != nil {
+		l.t.Fatalf("client of %s: %v", agent, err)
+	}
+	l.t.Cleanup(func() { _ = c.Destroy() })
+	return c
+}
+
+// recorder sends each request's path to its channel.
+type recorder chan<- string
+
+func (rec recorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	select {
+	case rec <- r.URL.Path:
+	default:
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
