@@ -71,13 +71,13 @@ func (x *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			return
 		}
 		c = &call{progress: make(chan string, 16), asks: make(chan *canonical.Envelope, 1), answers: make(chan canonical.JSON, 1)}
-		x.mu.Lock()
-		x.calls[id] = c
-		x.mu.Unlock()
 		// The call outlives this execution when it asks for input: the
 		// answer comes in another message.
 		c.pending = x.f.b.Go(context.WithoutCancel(ctx), env,
 			bridge.WithProgress(c.told), bridge.WithInputs(c.ask))
+		x.mu.Lock()
+		x.calls[id] = c
+		x.mu.Unlock()
 		go func() { // a call waiting for input may end with no execution following it
 			<-c.pending.Done()
 			x.forget(id)

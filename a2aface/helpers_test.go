@@ -67,7 +67,7 @@ func serve(t *testing.T, opts Options) *live {
 }
 
 // attach connects a reference agent id of dialect offering tools, and
-// waits until the bridge lists it READY.
+// waits until the bridge lists it READY with its tools.
 func (l *live) attach(dialect, id string, tools ...string) {
 	l.t.Helper()
 	a, err := refagent.New(refagent.Options{ID: id, Dialect: dialect, Tools: tools})
@@ -81,9 +81,9 @@ func (l *live) attach(dialect, id string, tools ...string) {
 		_ = a.Connect(ctx, "ws"+strings.TrimPrefix(l.url, "http"), "")
 	}()
 	l.t.Cleanup(func() { cancel(); <-done })
-	eventually(l.t, id+" is READY", func() bool {
+	eventually(l.t, id+" is READY with its tools", func() bool {
 		i, ok := l.b.Agent(id)
-		return ok && i.Connected && i.Status == bridge.StatusReady
+		return ok && i.Connected && i.Status == bridge.StatusReady && len(i.Tools) >= len(tools)
 	})
 }
 
