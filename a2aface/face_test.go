@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
@@ -29,7 +30,8 @@ func skillLike(t *testing.T, card *a2a.AgentCard, word string) string {
 // TestEveryDialect: an A2A client of the official SDK, made from the card
 // the bridge serves, calls a reference agent of each dialect: the result
 // as a completed task with a data and a text part, a failure as a failed
-// task, and GetTask and ListTasks find the tasks.
+// task, a stream to its completion, a slow call cancelled, and GetTask and
+// ListTasks find the tasks.
 func TestEveryDialect(t *testing.T) {
 	l := serve(t, Options{Version: "1.2.3"})
 	for _, tc := range []struct{ dialect, id string }{
@@ -38,14 +40,14 @@ func TestEveryDialect(t *testing.T) {
 	} {
 		t.Run(tc.dialect, func(t *testing.T) {
 			if tc.dialect == "bluelabel" { // its agents tell no tools: they are declared
-				l.b.Declare(bridge.AgentSpec{ID: tc.id, Dialect: tc.dialect, Tools: []canonical.Tool{{Name: "echo"}, {Name: "fail"}}})
+				l.b.Declare(bridge.AgentSpec{ID: tc.id, Dialect: tc.dialect, Tools: []canonical.Tool{{Name: "echo"}, {Name: "fail"}, {Name: "sleep"}}})
 			}
-			l.attach(tc.dialect, tc.id, "echo", "fail")
+			l.attach(tc.dialect, tc.id, "echo", "fail", "sleep")
 			var card a2a.AgentCard
 			if status := l.get(l.url+Path+"/"+tc.id+CardPath, "", &card); status != http.StatusOK {
 				t.Fatalf("card: HTTP %d", status)
 			}
-			if card.Name != tc.id || card.Version != "1.2.3" || !card.Capabilities.Streaming || len(card.Skills) != 2 ||
+			if card.Name != tc.id || card.Version != "1.2.3" || !card.Capabilities.Streaming || len(card.Skills) != 3 ||
 				!slices.Contains(card.Skills[0].Tags, tc.dialect) || card.SupportedInterfaces[0].URL != l.url+Path+"/"+tc.id {
 				t.Fatalf("card: %+v", card)
 			}
@@ -70,8 +72,23 @@ func TestEveryDialect(t *testing.T) {
 			if err != nil || got.Status.State != a2a.TaskStateCompleted {
 				t.Fatalf("GetTask: %v %+v", err, got)
 			}
+			if states := stream(t, c, message(skillLike(t, &card, "echo"), a2a.NewTextPart("streamed"))); states[len(states)-1] != a2a.TaskStateCompleted {
+				t.Fatalf("streamed: %v", states)
+			}
+			slow := make(chan a2a.TaskID, 1)
+			go func() {
+				for ev, err := range c.SendStreamingMessage(ctx, message(skillLike(t, &card, "sleep"), a2a.NewDataPart(map[string]any{"ms": 60000}))) {
+					if task, ok := ev.(*a2a.Task); ok && err == nil {
+						slow <- task.ID
+					}
+				}
+			}()
+			cancelled, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: <-slow})
+			if err != nil || cancelled.Status.State != a2a.TaskStateCanceled {
+				t.Fatalf("CancelTask: %v %+v", err, cancelled)
+			}
 			list, err := c.ListTasks(ctx, &a2a.ListTasksRequest{})
-			if err != nil || len(list.Tasks) != 2 {
+			if err != nil || len(list.Tasks) != 4 {
 				t.Fatalf("ListTasks: %v %+v", err, list)
 			}
 		})
@@ -126,11 +143,23 @@ func TestInputRequired(t *testing.T) {
 func TestStreaming(t *testing.T) {
 	l := serve(t, Options{})
 	l.attach("collab", "streamer", "echo")
-	var states []a2a.TaskState
-	artifact := false
 	var card a2a.AgentCard
 	l.get(l.url+Path+"/streamer"+CardPath, "", &card)
-	for ev, err := range l.client("streamer", "").SendStreamingMessage(context.Background(), message(skillLike(t, &card, "echo"), a2a.NewTextPart("hi"))) {
+	states := stream(t, l.client("streamer", ""), message(skillLike(t, &card, "echo"), a2a.NewTextPart("hi")))
+	if len(states) < 3 || states[0] != a2a.TaskStateSubmitted || !slices.Contains(states, a2a.TaskStateWorking) ||
+		states[len(states)-1] != a2a.TaskStateCompleted {
+		t.Fatalf("states %v", states)
+	}
+}
+
+// stream sends req with c over SendStreamingMessage, and returns the
+// states it streamed; an artifact of other than a data and a text part,
+// or a completed task with none, fails the test.
+func stream(t *testing.T, c *a2aclient.Client, req *a2a.SendMessageRequest) []a2a.TaskState {
+	t.Helper()
+	var states []a2a.TaskState
+	artifact := false
+	for ev, err := range c.SendStreamingMessage(context.Background(), req) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,13 +169,16 @@ func TestStreaming(t *testing.T) {
 		case *a2a.TaskStatusUpdateEvent:
 			states = append(states, ev.Status.State)
 		case *a2a.TaskArtifactUpdateEvent:
-			artifact = len(ev.Artifact.Parts) == 2
+			if len(ev.Artifact.Parts) != 2 {
+				t.Fatalf("artifact: %+v", ev.Artifact)
+			}
+			artifact = true
 		}
 	}
-	if !artifact || len(states) < 3 || states[0] != a2a.TaskStateSubmitted || !slices.Contains(states, a2a.TaskStateWorking) ||
-		states[len(states)-1] != a2a.TaskStateCompleted {
-		t.Fatalf("states %v, artifact %v", states, artifact)
+	if len(states) == 0 || states[len(states)-1] == a2a.TaskStateCompleted && !artifact {
+		t.Fatalf("streamed %v, an artifact: %v", states, artifact)
 	}
+	return states
 }
 
 // TestCancel: CancelTask of a slow call cancels the request to the agent,
