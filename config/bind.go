@@ -45,6 +45,14 @@ func bind(root *spec.Value, file string) *Config {
 	}
 	c.MCP.OAuth, c.MCP.Policies, c.MCP.Limits = bindOAuth(m.Get("oauth")), bindPolicies(m.List("policies")), bindMCPLimits(m.Get("limits"))
 
+	a := root.Get("a2a")
+	c.A2A = A2A{Allow: a.Get("expose").Strs("allow"), Deny: a.Get("expose").Strs("deny"),
+		Sender: a.Str("sender"), TaskTTL: a.Dur("task_ttl")}
+	if e := a.Get("enabled"); e != nil {
+		on := e.Boolean()
+		c.A2A.Enabled = &on
+	}
+
 	u := root.Get("ui")
 	c.UI = UI{Traffic: u.Int("traffic"), FrameLimit: u.Int("frame_limit"), Viewers: u.Int("viewers"), Line: u.Pos().Line}
 	if e := u.Get("enabled"); e != nil {
@@ -54,7 +62,7 @@ func bind(root *spec.Value, file string) *Config {
 
 	mem := root.Get("memory")
 	c.Memory = Memory{DedupeEntries: mem.Int("dedupe_entries"), DedupeAnswers: mem.Int("dedupe_answers"),
-		PendingRequests: mem.Int("pending_requests"), GOGC: mem.Int("gogc"), Limit: int64(mem.Int("limit"))}
+		PendingRequests: mem.Int("pending_requests"), A2ATasks: mem.Int("a2a_tasks"), GOGC: mem.Int("gogc"), Limit: int64(mem.Int("limit"))}
 	c.PProf = root.Bool("pprof")
 
 	cl := root.Get("cluster")

@@ -69,6 +69,16 @@ func checkMCPTokens(d *spec.Decoder, root *spec.Value) {
 	d.Fail(at, key, "the MCP face on a listener that is not loopback (%s) needs mcp.tokens or mcp.oauth (or auth.jwt), or mcp.enabled: false", root.Str("listen"))
 }
 
+// checkA2ATokens checks that the A2A face has tokens when the listener is
+// not loopback: mcp.tokens, or auth.jwt (it takes no OAuth access tokens).
+func checkA2ATokens(d *spec.Decoder, root *spec.Value) {
+	enabled := root.Get("a2a").Get("enabled")
+	if enabled == nil || !enabled.Boolean() || root.Get("mcp").Has("tokens") || root.Get("auth").Has("jwt") || Loopback(root.Str("listen")) {
+		return
+	}
+	d.Fail(enabled.Pos(), enabled.Path(), "the A2A face on a listener that is not loopback (%s) needs mcp.tokens (or auth.jwt), or a2a.enabled: false", root.Str("listen"))
+}
+
 // checkUITokens checks that a console enabled on a listener that is not
 // loopback has a token to ask for: one of mcp.tokens that names no agents.
 func checkUITokens(d *spec.Decoder, root *spec.Value) {

@@ -37,6 +37,7 @@ type Config struct {
 	LogLevel        slog.Level
 	HTTP            HTTP
 	MCP             MCP
+	A2A             A2A
 	UI              UI
 	Cluster         Cluster
 	Memory          Memory
@@ -56,6 +57,7 @@ type Memory struct {
 	DedupeEntries   int   // messages the dedupe table remembers
 	DedupeAnswers   int   // bytes of answers kept for repeated requests
 	PendingRequests int   // requests open at once
+	A2ATasks        int   // tasks the A2A face keeps
 	GOGC            int   // the collector's target percentage; 0: off
 	Limit           int64 // a soft memory limit in bytes; 0: none
 }

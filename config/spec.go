@@ -88,6 +88,7 @@ func serveKeys() *spec.Node {
 			spec.Int("dedupe_entries", "Messages the dedupe table remembers: a 128-bit hash of each one's identity, about 100 bytes each.").AtLeast(1).Default("100000"),
 			spec.Size("dedupe_answers", "Bytes of answers kept for requests sent again within `dedupe_window`; 0 keeps none (a repeated request whose first is answered is then refused).").Default("8MiB").Off(),
 			spec.Int("pending_requests", "Requests open at once, awaiting their answers; past it the oldest is answered *unavailable*.").AtLeast(1).Default("100000"),
+			spec.Int("a2a_tasks", "Tasks the A2A face keeps (`a2a.task_ttl`); past it the task changed longest ago is forgotten.").AtLeast(1).Default("10000"),
 			spec.Int("gogc", "The garbage collector's target, as Go's `GOGC`: the heap grows by this percentage of the live heap before a collection; 0 turns the collector off (then only `limit` starts one). The default, one and a half times Go's, makes a third fewer collections under load for a sixth more resident memory (README, \"Under load\"). The `GOGC` environment variable, when set, wins.").Default("150"),
 			spec.Size("limit", "A soft limit on the Go runtime's memory, as Go's `GOMEMLIMIT`; 0: none. The `GOMEMLIMIT` environment variable, when set, wins.").Default("0").Off(),
 		),
@@ -118,6 +119,16 @@ func serveKeys() *spec.Node {
 			mcpLimitsField(),
 			spec.Duration("call_timeout", "A `tools/call`'s time limit.").DefaultIs("`request_timeout`"),
 			spec.String("sender", "The sender id MCP clients' requests carry to the agents.").Named("an agent id").Default("mcp-client"),
+		),
+		spec.Object("a2a", "The A2A face (docs/a2a.md): every agent the bridge knows, whatever its dialect, served as an A2A v1.0 agent at `/a2a/<agent>` (JSON-RPC), its agent card at `/a2a/<agent>/.well-known/agent-card.json`, the cards listed at `/a2a`. It asks for the tokens of `mcp.tokens` (an entry's `agents` narrows the agents it reaches) or a JWT of `auth.jwt`.",
+			spec.Bool("enabled", "Serve the agents at `/a2a`.").
+				DefaultIs("on when `listen` is loopback, or when there are tokens to ask for (`mcp.tokens`, `auth.jwt`); off otherwise"),
+			spec.Object("expose", "Which agents and skills A2A clients see, as `mcp.expose`: an agent is served while one of its tools is shown.",
+				patterns("allow", "Patterns of the skills shown.").Default(`["*"]`),
+				patterns("deny", "Patterns of the skills hidden.").Default("[]"),
+			),
+			spec.String("sender", "The sender id A2A clients' requests carry to the agents (a token of `auth.jwt` carries its own).").Named("an agent id").Default("a2a-client"),
+			spec.Duration("task_ttl", "How long a task is kept after its last change, for `GetTask`, `ListTasks` and `SubscribeToTask`.").Default("1h"),
 		),
 		spec.Object("ui", "The web console (docs/console.md) at `/ui/` on the listener: the agents, the traffic, a translation playground, conformance runs and a chart of the message rate and latency.",
 			spec.Bool("enabled", "Serve the console at `/ui/`. It asks for a token of `mcp.tokens` that names no agents, when there is one.").
@@ -156,7 +167,7 @@ func serveKeys() *spec.Node {
 		),
 		spec.List("agents", "The agents the bridge knows.", agent).
 			Named(fmt.Sprintf("a list of agents, each a mapping (%s)", agent.KeyList())).DistinctBy("id", "agent id").DefaultIs("none"),
-	).Rule(checkBridgeID).Rule(checkMCPTokens).Rule(checkUITokens)
+	).Rule(checkBridgeID).Rule(checkMCPTokens).Rule(checkA2ATokens).Rule(checkUITokens)
 	return root
 }
 

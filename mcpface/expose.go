@@ -27,15 +27,25 @@ type exposure struct {
 	allow, deny []pattern
 }
 
-// compileExposure compiles the allow and deny patterns.
+// Exposure is a compiled pair of allow and deny lists of expose patterns,
+// for the bridge's other faces (a2a.expose).
+type Exposure = exposure
+
+// compileExposure compiles the allow and deny patterns of mcp.expose.
 func compileExposure(allow, deny []string) (exposure, error) {
+	return CompileExposure("mcp.expose", allow, deny)
+}
+
+// CompileExposure compiles the allow and deny patterns of the config key
+// key, which its errors name.
+func CompileExposure(key string, allow, deny []string) (Exposure, error) {
 	var e exposure
 	var err error
 	if e.allow, err = compilePatterns(allow); err != nil {
-		return e, fmt.Errorf("mcp.expose.allow: %w", err)
+		return e, fmt.Errorf("%s.allow: %w", key, err)
 	}
 	if e.deny, err = compilePatterns(deny); err != nil {
-		return e, fmt.Errorf("mcp.expose.deny: %w", err)
+		return e, fmt.Errorf("%s.deny: %w", key, err)
 	}
 	return e, nil
 }
@@ -144,4 +154,21 @@ func matchesAny(ps []pattern, t bridge.Tool) bool {
 // shows reports whether MCP clients see t.
 func (e exposure) shows(t bridge.Tool) bool {
 	return (len(e.allow) == 0 || matchesAny(e.allow, t)) && !matchesAny(e.deny, t)
+}
+
+// Shows reports whether the patterns show t.
+func (e exposure) Shows(t bridge.Tool) bool { return e.shows(t) }
+
+// ShowsAgent reports whether the patterns show an agent with no tools:
+// whether a pattern naming the agent alone allows it and none denies it.
+func (e exposure) ShowsAgent(agent string) bool {
+	agentOnly := func(ps []pattern) bool {
+		for _, p := range ps {
+			if p.tool == nil && p.agent.MatchString(agent) {
+				return true
+			}
+		}
+		return false
+	}
+	return (len(e.allow) == 0 || agentOnly(e.allow)) && !agentOnly(e.deny)
 }

@@ -119,6 +119,9 @@ func (s *Server) Reload(next *config.Config) error {
 			return err
 		}
 	}
+	if s.a2a != nil {
+		s.a2a.SetAuth(s.a2aAuth(merged))
+	}
 	s.bridge.SetRules(reg, m)
 	s.guard.cur.Store(cr)
 	s.conns.SetCaps(merged.Limits.Connections, merged.Limits.ConnectionsPerAddress)
@@ -165,6 +168,8 @@ var restartOnly = []struct {
 		n.MCP = c.MCP
 		n.MCP.Tokens, n.MCP.OAuth, n.MCP.Policies, n.MCP.Limits = keep.Tokens, keep.OAuth, keep.Policies, keep.Limits
 	}},
+	{"a2a", func(n, c *config.Config) { n.A2A = c.A2A }},
+	{"memory.a2a_tasks", func(n, c *config.Config) { n.Memory.A2ATasks = c.Memory.A2ATasks }},
 	{"tls (on or off)", func(n, c *config.Config) {
 		if n.TLS.Enabled() != c.TLS.Enabled() || (n.TLS.ClientCA == "") != (c.TLS.ClientCA == "") {
 			n.TLS = c.TLS

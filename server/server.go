@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/a2aface"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -47,6 +48,7 @@ type Server struct {
 	cfg      *config.Config
 	bridge   *bridge.Bridge
 	face     *mcpface.Face
+	a2a      *a2aface.Face // nil when the A2A face is off
 	console  *console.Console
 	cluster  *cluster.Cluster
 	embedded *cluster.Embedded
@@ -89,6 +91,9 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 	}
 	if cfg.MCP.Enabled && len(cfg.MCP.Tokens) == 0 && cfg.MCP.OAuth == nil && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("mcp.tokens: the MCP face on a listener that is not loopback (%s) needs at least one token (or mcp.oauth, or auth.jwt), or mcp.enabled: false", cfg.Listen)
+	}
+	if cfg.A2AOn() && len(cfg.MCP.Tokens) == 0 && cfg.Auth.JWT == nil && !config.Loopback(cfg.Listen) {
+		return nil, fmt.Errorf("a2a.enabled: the A2A face on a listener that is not loopback (%s) needs mcp.tokens (or auth.jwt), or a2a.enabled: false", cfg.Listen)
 	}
 	if cfg.UIOn() && len(cfg.ConsoleTokens()) == 0 && !config.Loopback(cfg.Listen) {
 		return nil, fmt.Errorf("ui.enabled: the console on a listener that is not loopback (%s) needs a token for every agent: an entry of mcp.tokens without agents, or ui.enabled: false", cfg.Listen)
@@ -149,6 +154,13 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		s.mux.Handle(mcpface.Path, s.face.Handler())
 		s.mux.Handle("GET "+mcpface.MetadataPath, s.face.MetadataHandler())
 		s.mux.Handle("GET "+mcpface.MetadataPath+mcpface.Path, s.face.MetadataHandler())
+	}
+	if cfg.A2AOn() {
+		if s.a2a, err = a2aface.New(b, s.a2aOptions(cfg)); err != nil {
+			return nil, err
+		}
+		s.mux.Handle(a2aface.Path, s.a2a.Handler())
+		s.mux.Handle(a2aface.Path+"/", s.a2a.Handler())
 	}
 	if cfg.UIOn() {
 		s.console, err = console.New(console.Options{Bridge: b,
@@ -253,6 +265,9 @@ func (s *Server) Face() *mcpface.Face { return s.face }
 // Console returns the server's web console, nil when it is off.
 func (s *Server) Console() *console.Console { return s.console }
 
+// A2A returns the server's A2A face, nil when it is off.
+func (s *Server) A2A() *a2aface.Face { return s.a2a }
+
 // Handler returns the server's HTTP routes.
 func (s *Server) Handler() http.Handler { return s.mux }
 
@@ -326,6 +341,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	_ = s.bridge.Shutdown(shutdownCtx)
 	if s.face != nil {
 		s.face.Close()
+	}
+	if s.a2a != nil {
+		s.a2a.Close()
 	}
 	if s.cluster != nil {
 		s.cluster.Close()

@@ -28,7 +28,7 @@ import (
 var demoMappings []byte
 
 // runDemo starts a bridge and one reference agent per dialect on loopback
-// and plays five scenes, printing every message as its sender sent it and
+// and plays six scenes, printing every message as its sender sent it and
 // as its receiver got it.
 func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("demo", "[--log]", stderr)
@@ -155,7 +155,13 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	fmt.Fprintln(out, "\n"+broadcastNote)
 
 	d.scene("5. An MCP client calls Jules's (swarm) debug_code tool through the bridge's MCP face, /mcp")
-	return d.mcpScene(ctx, "http://"+ln.Addr().String()+"/mcp", "Jules__debug_code",
+	if err := d.mcpScene(ctx, "http://"+ln.Addr().String()+"/mcp", "Jules__debug_code",
+		`{"code_to_debug":"print([1, 2, 3][3])","error_message":"IndexError: list index out of range","language":"python"}`); err != nil {
+		return err
+	}
+
+	d.scene("6. An A2A client asks Jules (swarm) to debug code through the bridge's A2A face, /a2a/Jules")
+	return d.a2aScene(ctx, "http://"+ln.Addr().String()+"/a2a/Jules/.well-known/agent-card.json", "debug_code",
 		`{"code_to_debug":"print([1, 2, 3][3])","error_message":"IndexError: list index out of range","language":"python"}`)
 }
 

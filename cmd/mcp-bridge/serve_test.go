@@ -175,6 +175,8 @@ func TestDemo(t *testing.T) {
 		// Jules finds and fixes the off-by-one of the debugging scene.
 		"Jules's answer, as Eddy read it:", "off-by-one.", "      | print(get_item([1, 2, 3], 2))",
 		`"fixed_code":"print([1, 2, 3][2])"`,
+		"a2a client card of Jules: skills [debug_code]", `"sender_id":"a2a-client","receiver_id":"Jules"`,
+		"a2a client task TASK_STATE_COMPLETED", `a2a client artifacts  [{"artifactId"`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo did not show %s", want)

@@ -226,9 +226,11 @@ func TestDependencyDirection(t *testing.T) {
 		from  string   // a package path prefix
 		never []string // package path prefixes it must not import, directly or not
 	}{
-		{module + "/dialects", []string{module + "/bridge", module + "/transports", module + "/server", module + "/mcpface", module + "/console"}},
+		{module + "/dialects", []string{module + "/bridge", module + "/transports", module + "/server", module + "/mcpface", module + "/a2aface", module + "/console"}},
 		{module + "/translate", []string{module + "/bridge", module + "/transports", module + "/server"}},
-		{module + "/bridge", []string{module + "/transports", module + "/server", module + "/mcpface", module + "/console", module + "/cluster"}},
+		{module + "/bridge", []string{module + "/transports", module + "/server", module + "/mcpface", module + "/a2aface", module + "/console", module + "/cluster"}},
+		{module + "/mcpface", []string{module + "/a2aface"}},
+		{module + "/a2aface", []string{module + "/server", module + "/transports"}},
 		{module + "/bridge/event", []string{module + "/bridge/route"}},
 		{module + "/bridge/msglog", []string{module + "/bridge/route"}},
 		{module + "/bridge/tap", []string{module + "/bridge/route"}},
