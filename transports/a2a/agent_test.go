@@ -219,10 +219,13 @@ func newBridge(t *testing.T, timeout time.Duration) *bridge.Bridge {
 	return b
 }
 
+// quiet is a logger that writes nothing.
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
 // run runs the agent of spec on b until the test ends.
 func run(t *testing.T, b *bridge.Bridge, s Spec) *Agent {
 	s.ID = "planner"
-	s.Logger = slog.New(slog.DiscardHandler)
+	s.Logger = quiet()
 	if s.BackoffMax == 0 {
 		s.BackoffMin, s.BackoffMax = 20*time.Millisecond, 100*time.Millisecond
 	}
