@@ -196,6 +196,27 @@ func TestA2AClientDialects(t *testing.T) {
 					t.Errorf("%s: %s %+v", tc.skill, reply.Act, reply.Error)
 				}
 			}
+			// A task working a while: elizaacl hears its first update as
+			// TASK_ACCEPT, then its result.
+			c.send(c.encode(request(d, "planner", "later", `{"k":"v"}`, id+"-later")))
+			accepted := false
+			for {
+				env := c.decode(c.recv())
+				if env.Act == canonical.ActAccept {
+					accepted = true
+					continue
+				}
+				if env.Act == canonical.ActEvent {
+					continue // progress, where the dialect has events about a request
+				}
+				if env.Act != canonical.ActResult || !strings.Contains(compact(env.Result), `{"k":"v"}`) {
+					t.Errorf("later: %s %s %+v", env.Act, env.Result, env.Error)
+				}
+				break
+			}
+			if d == "elizaacl" && !accepted {
+				t.Error("later: no TASK_ACCEPT")
+			}
 			if d != "bluelabel" {
 				return
 			}
