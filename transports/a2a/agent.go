@@ -60,6 +60,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		a.b.Unreachable(a.spec.ID, err.Error())
 		d := wait.After(time.Since(start))
 		a.log.Warn("A2A agent unreachable; resolving its card again", "in", d, "error", err)
 		t := time.NewTimer(d)
