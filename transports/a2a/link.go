@@ -100,8 +100,12 @@ func (l *link) Send(ctx context.Context, out bridge.Outbound) error {
 		t = &task{}
 	case t.running:
 		// The bridge sends the request again (a retry): the earlier call
-		// is given up, and a new task begins.
+		// is given up, its task cancelled, and a new task begins.
 		t.cancel()
+		t.gone = true
+		if t.id != "" {
+			go l.cancelTask(t.id)
+		}
 		t = &task{}
 	}
 	t.running, t.cancel = true, cancel
