@@ -87,6 +87,10 @@ func (b *Bridge) Declare(s AgentSpec) { b.dir.Declare(s) }
 // starting it (a stdio child) or dialling it, and it is not connected yet.
 func (b *Bridge) Starting(id string) { b.dir.Starting(id) }
 
+// Unreachable marks the declared agent id UNAVAILABLE for reason: the
+// bridge tried to reach it and could not, and it is not connected.
+func (b *Bridge) Unreachable(id, reason string) { b.dir.Unreachable(id, reason) }
+
 // Pending returns how many requests wait for their answer.
 func (b *Bridge) Pending() int { return b.pending.Count() }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	a2aagent "github.com/mcp-bridge/mcp-bridge/transports/a2a"
 	"github.com/mcp-bridge/mcp-bridge/transports/httpapi"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
@@ -197,6 +198,12 @@ func TestValues(t *testing.T) {
 				a := c.Agents[0]
 				return a.Dialect + " " + a.Reach.String() + " " + a.Settings.(upstream.Server).Headers["Authorization"]
 			}, "mcp mcp Bearer t0k$n"},
+		{"agents:\n  - id: P\n    a2a: {card: 'http://h/.well-known/agent-card.json', headers: {Authorization: 'Bearer ${MCP_BRIDGE_TEST_TOKEN}'}}",
+			func(c *Config) any {
+				a := c.Agents[0]
+				s := a.Settings.(a2aagent.Card)
+				return a.Dialect + " " + a.Reach.String() + " " + s.URL + " " + s.Headers["Authorization"]
+			}, "a2a a2a http://h/.well-known/agent-card.json Bearer t0k$n"},
 		{"mcp: {tool_names: bare, tokens: [{token: a, agents: [x]}], expose: {deny: ['x:*']}, call_timeout: 5s}",
 			func(c *Config) any {
 				m := c.MCP

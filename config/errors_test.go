@@ -43,9 +43,9 @@ func TestBadFiles(t *testing.T) {
 		{"log type", "log: debug\n", "bad.yaml:1: log: must be a mapping (level)"},
 		{"log level", "log:\n  level: verbose\n", `bad.yaml:2: log.level: "verbose" is not a log level (debug, info, warn or error)`},
 		{"log key", "log:\n  lvl: x\n", "bad.yaml:2: log.lvl: unknown key (want level)"},
-		{"agents type", "agents: {id: A}\n", "bad.yaml:1: agents: must be a list of agents, each a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff)"},
-		{"agent type", "agents: [A]\n", "bad.yaml:1: agents[0]: must be a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff)"},
-		{"agent key", agent + "    tool: [x]\n", "bad.yaml:4: agents[0].tool: unknown key (want id, dialect, token, tools, subscribe, url, webhook, command, mcp, env, dir, restart_backoff)"},
+		{"agents type", "agents: {id: A}\n", "bad.yaml:1: agents: must be a list of agents, each a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
+		{"agent type", "agents: [A]\n", "bad.yaml:1: agents[0]: must be a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
+		{"agent key", agent + "    tool: [x]\n", "bad.yaml:4: agents[0].tool: unknown key (want id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
 		{"mcp type", "mcp: on\n", "bad.yaml:1: mcp: must be a mapping (enabled, stateless, tool_names, expose, tokens, oauth, policies, limits, call_timeout, sender)"},
 		{"mcp keys", "mcp:\n  enabled: yes\n  tool_names: short\n  colour: red\n",
 			"bad.yaml:2: mcp.enabled: \"yes\" is not true or false\nbad.yaml:3: mcp.tool_names: \"short\" is not prefixed or bare\n" +
@@ -65,6 +65,10 @@ func TestBadFiles(t *testing.T) {
 		{"mcp server", "agents:\n  - id: M\n    dialect: swarm\n    mcp: {command: [x], url: http://h/, headers: {a: b}}\n",
 			"bad.yaml:3: agents[0].dialect: an MCP server (mcp:) speaks MCP: it has no dialect\nbad.yaml:4: agents[0].mcp.url: two ways to reach one MCP server: command (line 4) and url; give one\n" +
 				"bad.yaml:4: agents[0].mcp.headers: only with url: a server over HTTP"},
+		{"a2a agent", "agents:\n  - id: P\n    dialect: swarm\n    a2a: {card: 'ftp://h/card', headers: {'a b': c}}\n",
+			"bad.yaml:3: agents[0].dialect: an A2A agent (a2a:) speaks A2A: it has no dialect\nbad.yaml:4: agents[0].a2a.card: \"ftp://h/card\": the scheme must be http:// or https://\n" +
+				"bad.yaml:4: agents[0].a2a.headers.a b: \"a b\" is not a header name"},
+		{"a2a agent without its card", "agents:\n  - id: P\n    a2a: {}\n", "bad.yaml:3: agents[0].a2a.card: missing: an A2A agent is found by its card"},
 		{"mcp server empty", "agents:\n  - id: M\n    mcp: {env: {A: b}}\n", "bad.yaml:3: agents[0].mcp: says neither command (a server on stdio) nor url (streamable HTTP)"},
 		{"agent duplicate key", "agents:\n  - id: A\n    id: B\n    dialect: swarm\n", "bad.yaml:3: agents[0].id: duplicate key (first at line 2)"},
 		{"agent missing id and dialect", "agents:\n  - token: x\n", "bad.yaml:2: agents[0].id: missing: every agent has an id\n" +
@@ -84,9 +88,9 @@ func TestBadFiles(t *testing.T) {
 			"bad.yaml:4: agents[0].env: only with command: the environment of an agent the bridge runs\n" +
 				"bad.yaml:5: agents[0].dir: only with command: the working directory of an agent the bridge runs"},
 		{"backoff with webhook", agent + "    webhook: http://h/\n    restart_backoff: {min: 1s}\n",
-			"bad.yaml:5: agents[0].restart_backoff: only with command, url or mcp: how long to wait before restarting or redialling the agent"},
+			"bad.yaml:5: agents[0].restart_backoff: only with command, url, mcp or a2a: how long to wait before restarting or redialling the agent"},
 		{"backoff inbound", agent + "    restart_backoff: {min: 1s}\n",
-			"bad.yaml:4: agents[0].restart_backoff: only with command, url or mcp: how long to wait before restarting or redialling the agent"},
+			"bad.yaml:4: agents[0].restart_backoff: only with command, url, mcp or a2a: how long to wait before restarting or redialling the agent"},
 		{"backoff order", agent + "    command: [a]\n    restart_backoff: {min: 20s}\n", "bad.yaml:5: agents[0].restart_backoff: min 20s is more than max 10s"},
 		{"backoff values", agent + "    command: [a]\n    restart_backoff: {min: soon, mx: 1s}\n",
 			"bad.yaml:5: agents[0].restart_backoff.min: \"soon\" is not a duration (30s, 500ms, 2m)\n" +

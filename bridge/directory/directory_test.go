@@ -56,6 +56,10 @@ func TestLifecycle(t *testing.T) {
 	expect(t, r, "declared jules STOPPED")
 	d.Starting("jules")
 	expect(t, r, "status jules INITIALIZING")
+	d.Unreachable("jules", "its card does not resolve")
+	expect(t, r, "status jules UNAVAILABLE")
+	d.Starting("jules")
+	expect(t, r, "status jules INITIALIZING")
 
 	c1 := &conn{"c1"}
 	if _, _, err := d.Bind("jules", c1, BindOptions{Dialect: "swarm", Token: "wrong"}); err == nil || !strings.Contains(err.Error(), "token") {

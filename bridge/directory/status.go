@@ -56,6 +56,17 @@ func (d *Directory[E]) Starting(id string) {
 	}
 }
 
+// Unreachable marks a declared agent UNAVAILABLE for reason: the bridge
+// tried to reach it and could not (an A2A agent's card does not resolve),
+// and it is not connected.
+func (d *Directory[E]) Unreachable(id, reason string) {
+	a, ep, ok := d.Lookup(id)
+	var none E
+	if ok && ep == none {
+		d.SetStatus(a, StatusUnavailable, reason)
+	}
+}
+
 // HeardFrom notes a message from a, cheaply when all is well: an agent
 // that answers anything is alive, and READY again if it was UNAVAILABLE.
 func (d *Directory[E]) HeardFrom(a *Agent[E]) {

@@ -21,10 +21,10 @@ func TestWays(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", w.Name, got, ok)
 		}
 	}
-	if got, want := strings.Join(names, " "), "url webhook command mcp pigeon"; got != want {
+	if got, want := strings.Join(names, " "), "url webhook command mcp a2a pigeon"; got != want {
 		t.Errorf("ways %s, want %s", got, want)
 	}
-	if got, want := strings.Join(kinds, " "), "websocket webhook stdio mcp pigeon"; got != want {
+	if got, want := strings.Join(kinds, " "), "websocket webhook stdio mcp a2a pigeon"; got != want {
 		t.Errorf("kinds %s, want %s", got, want)
 	}
 	if _, ok := reach.Lookup("carrier-pigeon"); ok {
