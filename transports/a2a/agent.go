@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/child"
+	"github.com/mcp-bridge/mcp-bridge/transports"
 )
 
 // Agent keeps one A2A agent connected to the bridge.
@@ -50,35 +51,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.b.Starting(a.spec.ID)
 	wait := child.NewBackoff(a.spec.BackoffMin, a.spec.BackoffMax)
-	for {
-		start := time.Now()
-		err := a.connect(ctx)
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
+	return transports.Redial(ctx, wait, func(ctx context.Context, _ bool) error { return a.connect(ctx) }, func(err error, d time.Duration) {
 		a.b.Unreachable(a.spec.ID, err.Error())
-		d := wait.After(time.Since(start))
 		a.log.Warn("A2A agent unreachable; resolving its card again", "in", d, "error", err)
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		a.restarts.Add(1)
-	}
+	}, &a.restarts)
 }
-
-// refusedError is an attachment the bridge refused: retrying cannot help.
-type refusedError struct{ err error }
-
-func (e *refusedError) Error() string { return "a2a: " + e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
 
 // connect makes the agent's client and serves it until it is lost or ctx
 // ends; it returns why it ended.
@@ -132,7 +109,7 @@ func (a *Agent) open(ctx context.Context) (*conn, error) {
 	sess, err := a.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: a.spec.ID, Remote: a.spec.Card, Envelopes: true, Reached: true})
 	if err != nil {
 		l.close()
-		return nil, &refusedError{err}
+		return nil, &transports.Refused{Err: fmt.Errorf("a2a: %w", err)}
 	}
 	l.attached(sess)
 	a.log.Info("A2A agent connected", "name", card.Name, "version", card.Version, "skills", len(card.Skills),

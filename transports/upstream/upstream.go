@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/child"
+	"github.com/mcp-bridge/mcp-bridge/transports"
 )
 
 // Upstream keeps one MCP server connected to the bridge as an agent.
@@ -50,34 +51,10 @@ func (u *Upstream) Run(ctx context.Context) error {
 	}
 	u.b.Starting(u.spec.ID)
 	wait := child.NewBackoff(u.spec.BackoffMin, u.spec.BackoffMax)
-	for first := true; ; first = false {
-		start := time.Now()
-		err := u.connect(ctx, first)
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		d := wait.After(time.Since(start))
+	return transports.Redial(ctx, wait, u.connect, func(err error, d time.Duration) {
 		u.log.Warn("upstream MCP server unreachable; connecting again", "in", d, "error", err)
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		u.restarts.Add(1)
-	}
+	}, &u.restarts)
 }
-
-// refusedError is an attachment the bridge refused: retrying cannot help.
-type refusedError struct{ err error }
-
-func (e *refusedError) Error() string { return "upstream: " + e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
 
 // connect makes one connection to the server and serves it until it ends
 // or ctx does. It returns why the connection ended.
@@ -141,7 +118,7 @@ func (u *Upstream) open(ctx context.Context) (*conn, error) {
 	sess, err := u.b.Attach(l, bridge.AttachOptions{Dialect: Dialect, AgentID: u.spec.ID, Remote: u.spec.where(), Envelopes: true, Reached: true})
 	if err != nil {
 		done()
-		return nil, &refusedError{err}
+		return nil, &transports.Refused{Err: fmt.Errorf("upstream: %w", err)}
 	}
 	l.attached(sess)
 	u.log.Info("upstream MCP server connected", "server", info.ServerInfo.Name, "version", info.ServerInfo.Version,
