@@ -10,7 +10,7 @@
 // everywhere and the requests in flight to them are answered unavailable;
 // they reconnect to another instance, which announces them. A message for
 // an agent another instance holds is sent to that instance, which delivers
-// it; the request stays open where it came in (bridge/cluster.go). While
+// it; the request stays open where it came in (bridge/peer). While
 // NATS cannot be reached, an instance serves its own agents, marks the
 // others UNAVAILABLE, and says so (Connected, /readyz, the
 // bridge_cluster_connected metric); it rejoins when NATS is back.

@@ -3,9 +3,9 @@
 // each receiver, and each request until its answer. The spans' context is
 // W3C trace context, read from and written into the messages' own trace
 // fields (collab's trace, fuse's metadata.traceparent, HTTP's traceparent),
-// so that one trace spans agents of different dialects. It implements
-// bridge.Tracer; without tracing configured the bridge has none and pays
-// a nil test.
+// so that one trace spans agents of different dialects. A Tracer is a
+// subscriber of the bridge's event stream that fills its span slots;
+// without tracing configured the bridge has none and makes no slots.
 package tracing
 
 import (

@@ -33,7 +33,7 @@ func init() {
 	dialects.Register(dialects.Record{
 		Name:    memoName,
 		Summary: "the registry's throwaway test dialect: ask, answer, fail, hello",
-		Spec:    "dialects/sixth/doc.go",
+		Spec:    "examples/sixthdialect/doc.go",
 		New: func(v *mappings.Vocabulary) dialects.Codec {
 			return &memo{Base: dialects.NewBase(memoName, memoSchema, v)}
 		},

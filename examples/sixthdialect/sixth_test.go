@@ -51,7 +51,7 @@ func TestLists(t *testing.T) {
 
 	var out strings.Builder
 	dialects.Describe(&out, dialects.DefaultMappings())
-	block := `memo: the registry's throwaway test dialect: ask, answer, fail, hello (dialects/sixth/doc.go)
+	block := `memo: the registry's throwaway test dialect: ask, answer, fail, hello (examples/sixthdialect/doc.go)
   request=ask
   accept=(none)
   refuse~fail

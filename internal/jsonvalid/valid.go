@@ -5,7 +5,7 @@
 // (FuzzValid holds it to them); false sends the caller to them, for the
 // answer and for the error to report. Its pieces of JSON's grammar
 // (String, Number, SkipSpace) are also those of the schema's fast path
-// (dialects/schemafast), which reads the same grammar into tokens.
+// (internal/schemafast), which reads the same grammar into tokens.
 package jsonvalid
 
 import (
