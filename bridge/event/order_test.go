@@ -29,6 +29,13 @@ func (r *recorder) Handle(e event.Event) {
 	r.mu.Unlock()
 }
 
+// all returns the events recorded so far.
+func (r *recorder) all() []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
 // lines returns what was recorded so far, one "kind agent" line an event.
 func (r *recorder) lines() []string {
 	r.mu.Lock()
@@ -108,7 +115,7 @@ func TestRequestAnswerEvents(t *testing.T) {
 		[]string{"received responder", "answered asker", "translated asker", "delivered asker"},
 		[]string{"received responder", "answered asker", "handled "},
 	)
-	for _, e := range rec.events {
+	for _, e := range rec.all() {
 		if e.Kind == event.Answered && (e.To != "responder" || e.ByBridge || e.Err != nil || e.Duration <= 0) {
 			t.Errorf("answered: %+v", e)
 		}
@@ -131,7 +138,8 @@ func TestRefusalEvents(t *testing.T) {
 	}
 	all := []string{"received asker", "refused asker", "handled ", "refused asker"}
 	rec.check(t, all, all)
-	refused := rec.events[len(rec.events)-1]
+	seen := rec.all()
+	refused := seen[len(seen)-1]
 	if refused.Env != nil || string(refused.Input) != "not json" || !strings.Contains(string(refused.Frame), `"message_type":"error"`) ||
 		refused.Dialect != "swarm" || refused.Transport != "test" {
 		t.Errorf("the malformed frame's refusal: %+v", refused)
@@ -152,7 +160,7 @@ func TestExpiryEvents(t *testing.T) {
 		[]string{"received asker", "translated responder", "delivered responder", "expired asker", "answered asker", "translated asker", "delivered asker"},
 		[]string{"translated responder", "handled ", "expired asker"},
 	)
-	for _, e := range rec.events {
+	for _, e := range rec.all() {
 		switch e.Kind {
 		case event.Expired:
 			if e.To != "responder" || e.Duration != 50*time.Millisecond {
