@@ -72,11 +72,11 @@ func TestBadFiles(t *testing.T) {
 		{"mcp server empty", "agents:\n  - id: M\n    mcp: {env: {A: b}}\n", "bad.yaml:3: agents[0].mcp: says neither command (a server on stdio) nor url (streamable HTTP)"},
 		{"agent duplicate key", "agents:\n  - id: A\n    id: B\n    dialect: swarm\n", "bad.yaml:3: agents[0].id: duplicate key (first at line 2)"},
 		{"agent missing id and dialect", "agents:\n  - token: x\n", "bad.yaml:2: agents[0].id: missing: every agent has an id\n" +
-			"bad.yaml:2: agents[0].dialect: missing: every agent has a dialect (known: bluelabel, collab, elizaacl, fuse, swarm)"},
+			"bad.yaml:2: agents[0].dialect: missing: every agent has a dialect (known: a2a, bluelabel, collab, elizaacl, fuse, swarm)"},
 		{"duplicate agent id", agent + "  - id: A\n    dialect: fuse\n", `bad.yaml:4: agents[1].id: the agent id "A" is listed twice (first at line 2)`},
 		{"bridge's own id", "bridge_id: gw\nagents:\n  - id: gw\n    dialect: swarm\n", `bad.yaml:3: agents[0].id: "gw" is the bridge's own id (bridge_id)`},
 		{"default bridge id", "agents:\n  - id: mcp-bridge\n    dialect: swarm\n", `bad.yaml:2: agents[0].id: "mcp-bridge" is the bridge's own id (bridge_id)`},
-		{"unknown dialect", "agents:\n  - id: A\n    dialect: swarn\n", `bad.yaml:3: agents[0].dialect: unknown dialect "swarn" (known: bluelabel, collab, elizaacl, fuse, swarm)`},
+		{"unknown dialect", "agents:\n  - id: A\n    dialect: swarn\n", `bad.yaml:3: agents[0].dialect: unknown dialect "swarn" (known: a2a, bluelabel, collab, elizaacl, fuse, swarm)`},
 		{"two ways to reach", agent + "    url: ws://h/\n    command: [a]\n    webhook: http://h/\n",
 			"bad.yaml:5: agents[0].command: two ways to reach one agent: url (line 4) and command; give at most one\n" +
 				"bad.yaml:6: agents[0].webhook: two ways to reach one agent: url (line 4) and webhook; give at most one"},

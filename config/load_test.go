@@ -51,7 +51,7 @@ func TestLoadAllEveryMistake(t *testing.T) {
 		broken + ":2: aliases.swarm:", // again, given again with --mapping
 		missing + ":1: cannot read the mapping file:",
 		cfgFile + `:1: listen: "nowhere" is not host:port: missing port in address`,
-		cfgFile + `:7: agents[1].dialect: unknown dialect "klingon" (known: bluelabel, collab, elizaacl, fuse, hook, swarm)`,
+		cfgFile + `:7: agents[1].dialect: unknown dialect "klingon" (known: a2a, bluelabel, collab, elizaacl, fuse, hook, swarm)`,
 		cfgFile + ":8: agents[1].colour: unknown key",
 		cfgFile + ":11: agents[2].restart_backoff: min 1m is more than max 10s",
 	}

@@ -86,6 +86,13 @@ func TwoLevel(c Codec) bool {
 	return c.Holds(canonical.ActRequest).Has(canonical.CCapability)
 }
 
+// NamesSender reports whether c's requests name their sender. Those of a
+// dialect whose frames name no agent (a2a: the connection says who talks)
+// get their sender from the connection they arrive on.
+func NamesSender(c Codec) bool {
+	return c.Holds(canonical.ActRequest).Has(canonical.CSender)
+}
+
 // EncodeContext carries what an encoder may need beyond the envelope, and
 // collects what it could not write.
 type EncodeContext struct {

@@ -9,7 +9,7 @@ import (
 
 func TestDefaults(t *testing.T) {
 	s := testDefaults(t)
-	want := []string{"bluelabel", "collab", "elizaacl", "fuse", "swarm"}
+	want := []string{"a2a", "bluelabel", "collab", "elizaacl", "fuse", "swarm"}
 	if got := s.Dialects(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("dialects %v, want %v", got, want)
 	}

@@ -69,7 +69,7 @@ rewrites:
 rewrites:
   - when: {from: klingon}
     do: [delete: arguments.x]
-`, `bad.yaml:3: rewrites[0].when.from: unknown dialect "klingon" (known: bluelabel, collab, elizaacl, fuse, swarm)`},
+`, `bad.yaml:3: rewrites[0].when.from: unknown dialect "klingon" (known: a2a, bluelabel, collab, elizaacl, fuse, swarm)`},
 		{"act policy that never applies", `
 acts:
   swarm:
@@ -242,7 +242,7 @@ rewrites:
 	if _, ok := s.Unalias("bluelabel", "EDDY"); ok {
 		t.Error("the replaced alias still resolves")
 	}
-	if got := s.Files(); len(got) != 7 || got[6] != "later.yaml" {
+	if got := s.Files(); len(got) != 8 || got[7] != "later.yaml" {
 		t.Errorf("Files = %v", got)
 	}
 }

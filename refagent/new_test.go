@@ -20,7 +20,7 @@ func TestNew(t *testing.T) {
 		{name: "bluelabel default id", o: Options{Dialect: "bluelabel"}, id: "BLUELABEL-AGENT", tools: ToolNames()},
 		{name: "chosen id and tools", o: Options{Dialect: "fuse", ID: "jules", Tools: []string{"add", "echo"}}, id: "jules", tools: []string{"add", "echo"}},
 		{name: "no tools", o: Options{Dialect: "collab", Tools: []string{}}, id: "collab-agent"},
-		{name: "unknown dialect", o: Options{Dialect: "klingon"}, err: `unknown dialect "klingon" (the dialects are bluelabel, collab, elizaacl, fuse, swarm)`},
+		{name: "unknown dialect", o: Options{Dialect: "klingon"}, err: `unknown dialect "klingon" (the dialects are a2a, bluelabel, collab, elizaacl, fuse, swarm)`},
 		{name: "unknown tool", o: Options{Dialect: "swarm", Tools: []string{"add", "teleport"}}, err: `unknown tool "teleport"`},
 		{name: "tool twice", o: Options{Dialect: "swarm", Tools: []string{"add", "add"}}, err: `tool "add" listed twice`},
 		{name: "id bluelabel cannot carry", o: Options{Dialect: "bluelabel", ID: "jules"}, err: `bluelabel cannot carry the id "jules" as it is (it would be written "JULES")`},

@@ -99,7 +99,7 @@ var (
 	// (id, contextId, status timestamp, metadata; the status message's text,
 	// and data: the inputs asked for, or a failure's code and details), or
 	// a JSON-RPC error (code, message, data).
-	a2aRequest = c.SetOf(c.CID, c.CTaskID, c.CCorrelationID, c.COperation, c.CArguments, c.CMetadata)
+	a2aRequest = c.SetOf(c.CID, c.CReceiver, c.CTaskID, c.CCorrelationID, c.COperation, c.CArguments, c.CMetadata)
 	a2aTask    = c.SetOf(c.CTaskID, c.CCorrelationID, c.CTime, c.CMetadata)
 	a2aError   = c.SetOf(c.CErrorCode, c.CErrorMessage, c.CErrorDetails)
 )

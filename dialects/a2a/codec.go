@@ -65,7 +65,7 @@ func holdsOf(s shape, act canonical.Act) canonical.ConceptSet {
 	base := canonical.SetOf(canonical.CAct, canonical.CExtra)
 	switch s {
 	case shapeSend:
-		return base.With(canonical.CID, canonical.CTaskID, canonical.CCorrelationID, canonical.COperation,
+		return base.With(canonical.CID, canonical.CReceiver, canonical.CTaskID, canonical.CCorrelationID, canonical.COperation,
 			canonical.CArguments, canonical.CMetadata)
 	case shapeGet:
 		return base.With(canonical.CID, canonical.CTaskID)

@@ -250,8 +250,9 @@ func (d *decoder) requestMessage(m gjson.Result) error {
 }
 
 // requestMetadata reads the request message's metadata (k, v): its skill
-// is the operation. Metadata that is not exactly {"skill": NAME} is kept
-// as written.
+// is the operation, and its receiver, a member the bridge reads (A2A frames
+// name no receiver), the agent the request is for. Metadata that is not
+// exactly {"skill": NAME} is kept as written.
 func (d *decoder) requestMetadata(k, v gjson.Result) error {
 	const at = "params.message.metadata"
 	if err := d.c.Read.Object(at, v); err != nil {
@@ -264,6 +265,15 @@ func (d *decoder) requestMetadata(k, v gjson.Result) error {
 			return err
 		}
 		d.env.Operation.Name = s
+	}
+	if to := v.Get("receiver"); to.Exists() {
+		s, err := d.c.Read.String(at+".receiver", to, false)
+		if err != nil {
+			return err
+		}
+		if s != "" {
+			d.env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: s}
+		}
 	}
 	if key, _, ok := sole(v); !ok || key != "skill" || d.env.Operation.Name == "" {
 		d.keep("params.message", k, v)

@@ -15,6 +15,7 @@ func TestDecodeSamples(t *testing.T) {
 	type want struct {
 		act                                    canonical.Act
 		id, inReplyTo, taskID, correlation, op string
+		receiver                               string
 		args, result, description, inputs      canonical.JSON
 		details                                canonical.JSON
 		code                                   canonical.ErrorCode
@@ -27,6 +28,8 @@ func TestDecodeSamples(t *testing.T) {
 			args: `{"text":"tell me a joke"}`, form: "send,id=number"},
 		"made_send_streaming_continue": {act: canonical.ActRequest, id: "req-3", taskID: "task-123", correlation: "ctx-123",
 			op: "travel.book", args: `{"date": "2026-12-01"}`, form: "send"},
+		"made_send_to_receiver": {act: canonical.ActRequest, id: "req-9", op: "debug_code", receiver: "Jules",
+			args: `{"code_to_debug": "print(1/0)"}`, form: "send"},
 		"sdk_get_task":    {act: canonical.ActRequest, id: "123", taskID: "task-123", form: "get"},
 		"sdk_cancel_task": {act: canonical.ActRequest, id: "req-5", taskID: "task-123", form: "cancel"},
 		"sdk_result_task_submitted": {act: canonical.ActAccept, inReplyTo: "req-1", taskID: "task-123",
@@ -80,7 +83,7 @@ func TestDecodeSamples(t *testing.T) {
 				code, message, details = e.Error.Code, e.Error.Message, e.Error.Details
 			}
 			got := want{act: e.Act, id: e.ID, inReplyTo: e.InReplyTo, taskID: e.TaskID, correlation: e.CorrelationID,
-				op: e.Operation.Name, args: e.Arguments, result: e.Result, description: canonical.JSON(e.Description),
+				op: e.Operation.Name, receiver: e.Receiver.ID, args: e.Arguments, result: e.Result, description: canonical.JSON(e.Description),
 				inputs: e.Inputs, code: code, message: message, form: e.Origin.Form, details: details}
 			if got != w {
 				t.Errorf("got  %+v\nwant %+v", got, w)
@@ -103,6 +106,8 @@ func TestDecodeErrors(t *testing.T) {
 			"params.message.parts.0.text", "must be a string, got a number (1)"},
 		{"skill", `{"jsonrpc":"2.0","id":"1","method":"SendMessage","params":{"message":{"messageId":"1","role":"ROLE_USER","parts":[{"data":{}}],"metadata":{"skill":2}}}}`,
 			"params.message.metadata.skill", "must be a string, got a number (2)"},
+		{"receiver", `{"jsonrpc":"2.0","id":"1","method":"SendMessage","params":{"message":{"messageId":"1","role":"ROLE_USER","parts":[{"data":{}}],"metadata":{"skill":"s","receiver":[]}}}}`,
+			"params.message.metadata.receiver", "must be a string, got an array"},
 		{"no state", `{"jsonrpc":"2.0","id":"1","result":{"task":{"id":"t","contextId":"c","status":{}}}}`,
 			"result.task.status.state", "missing: a task's state says what the answer is"},
 		{"unknown state", `{"jsonrpc":"2.0","id":"1","result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_UNSPECIFIED"}}}}`,

@@ -43,7 +43,12 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		}
 		word = w
 	}
-	dialects.ReportLosses(ctx, env, Name, holdsOf(s, env.Act))
+	holds := holdsOf(s, env.Act)
+	if env.Receiver.Kind != canonical.AddressAgent {
+		// metadata.receiver names an agent: a topic or everyone is dropped.
+		holds &^= canonical.SetOf(canonical.CReceiver)
+	}
+	dialects.ReportLosses(ctx, env, Name, holds)
 	e.w = jsonw.New(dst)
 	w := &e.w
 	var wrote []string
@@ -212,17 +217,27 @@ func (e *encoder) requestMessage() {
 		}
 		writeDataParts(w, args)
 	}
-	name := env.Operation.Name
+	name, to := env.Operation.Name, ""
+	if env.Receiver.Kind == canonical.AddressAgent {
+		to = env.Receiver.ID
+	}
 	if raw, ok := e.extra(at, "metadata"); ok {
-		if gjson.Get(string(raw), "skill").String() != name {
+		m := gjson.Parse(string(raw))
+		if m.Get("skill").String() != name || m.Get("receiver").String() != to {
 			key("metadata")
-			w.Raw(withSkill(raw, name))
+			w.Raw(string(withMember(withMember(raw, "skill", name), "receiver", to)))
 		}
-	} else if name != "" {
+	} else if name != "" || to != "" {
 		key("metadata")
 		w.Open()
-		w.Key("skill")
-		w.String(name)
+		if name != "" {
+			w.Key("skill")
+			w.String(name)
+		}
+		if to != "" {
+			w.Key("receiver")
+			w.String(to)
+		}
 		w.Close()
 	}
 	e.optional(at, "taskId", env.TaskID, key)
@@ -238,20 +253,20 @@ func partsValue(raw canonical.JSON) canonical.JSON {
 	return c.value()
 }
 
-// withSkill returns the metadata object raw with its skill set to name
-// (removed when name is empty).
-func withSkill(raw canonical.JSON, name string) string {
+// withMember returns the metadata object raw with its member k set to v
+// (removed when v is empty).
+func withMember(raw canonical.JSON, k, v string) canonical.JSON {
 	var out string
 	var err error
-	if name == "" {
-		out, err = sjson.Delete(string(raw), "skill")
+	if v == "" {
+		out, err = sjson.Delete(string(raw), k)
 	} else {
-		out, err = sjson.Set(string(raw), "skill", name)
+		out, err = sjson.Set(string(raw), k, v)
 	}
 	if err != nil {
-		return string(raw)
+		return raw
 	}
-	return out
+	return canonical.JSON(out)
 }
 
 // optional writes the string member k of the object at parent when v is

@@ -27,7 +27,7 @@ import (
 const wait = 10 * time.Second
 
 // builtins are the dialects dialects/builtin imports.
-var builtins = []string{"bluelabel", "collab", "elizaacl", "fuse", "swarm"}
+var builtins = []string{"a2a", "bluelabel", "collab", "elizaacl", "fuse", "swarm"}
 
 // TestContract runs the shared contract suite on memo's codec, as the
 // bridge builds it from the record.
@@ -191,11 +191,14 @@ func TestConformance(t *testing.T) {
 func TestLoad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := loadgen.Run(ctx, loadgen.Options{Agents: 12, Pairs: 600})
+	// A requester and a responder for each dialect, memo among them.
+	agents := 2 * (len(builtins) + 1)
+	pairs := 100 * agents / 2
+	r, err := loadgen.Run(ctx, loadgen.Options{Agents: agents, Pairs: pairs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Failed() || r.Stopped != "" || r.Completed != 600 {
+	if r.Failed() || r.Stopped != "" || r.Completed != int64(pairs) {
 		t.Fatalf("problems %v, stopped %q, %d completed:\n%s", r.Problems(), r.Stopped, r.Completed, r.String())
 	}
 	if !slices.Contains(r.Dialects, memoName) {
