@@ -279,17 +279,19 @@ func (e *encoder) optional(parent, k, v string, key func(string)) {
 }
 
 // required writes the id member k of the object at parent, which A2A
-// requires: v, or for an envelope from another dialect without one, the
-// stand-in "unknown", reported as filled.
+// requires: v, or for an envelope without one (from another dialect, or
+// an a2a answer carried to a requester that named no task), the id of the
+// request it answers, else the stand-in "unknown", reported as filled.
 func (e *encoder) required(parent, k, v string, concept canonical.Concept, key func(string)) {
 	if e.kept(parent, k) {
 		return
 	}
 	if v == "" {
-		if e.own {
-			return
+		// An answer's task is its request's lifetime: without a task id
+		// (or context) of its own, the request's id stands in for it.
+		if v = e.env.InReplyTo; v == "" {
+			v = dialects.Unknown
 		}
-		v = dialects.Unknown
 		e.ctx.Fill(concept, dialects.Join(parent, k), v)
 	}
 	key(k)
