@@ -180,6 +180,8 @@ type call struct {
 	closed chan struct{} // closed when the call has its outcome
 	// token is the token of the call's open request, once it has one.
 	token atomic.Pointer[string]
+	// told is set once the caller heard of the delivery.
+	told atomic.Bool
 }
 
 type callResult struct {
@@ -226,6 +228,12 @@ func (c *call) Deliver(o *Outgoing) (*delivery.Outbound, *canonical.Error) {
 			Agent: c.sender, Dialect: "call", Transport: "call"})
 	}
 	env := *o.Env
+	if !o.ByBridge {
+		// The agent's message: its link took the request, which the
+		// caller hears before what the agent says, however the link's
+		// writer and the agent's answer raced.
+		c.delivered()
+	}
 	switch {
 	case o.Final && o.ByBridge && env.Error != nil:
 		c.finish(callResult{err: env.Error})
@@ -244,9 +252,10 @@ func (c *call) Deliver(o *Outgoing) (*delivery.Outbound, *canonical.Error) {
 	return nil, nil
 }
 
-// delivered tells the caller its request reached the agent's connection.
+// delivered tells the caller, once, that its request reached the agent's
+// connection.
 func (c *call) delivered() {
-	if c.opts.progress != nil {
+	if c.opts.progress != nil && c.told.CompareAndSwap(false, true) {
 		c.opts.progress(Progress{Stage: StageDelivered})
 	}
 }
