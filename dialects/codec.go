@@ -96,6 +96,10 @@ func NamesSender(c Codec) bool {
 // EncodeContext carries what an encoder may need beyond the envelope, and
 // collects what it could not write.
 type EncodeContext struct {
+	// Refusal says the envelope is the bridge's refusal of a message it
+	// could not take (no agent got it): a dialect that answers those apart
+	// from an agent's failure writes it so (a2a: a JSON-RPC error, no task).
+	Refusal bool
 	// Now gives the time for timestamps an encoder must create.
 	Now func() time.Time
 	// NewID gives ids an encoder must create (a dialect that requires a

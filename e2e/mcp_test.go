@@ -130,10 +130,15 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // mcpHarness starts a bridge with one reference agent of each dialect
-// (bluelabel, which cannot declare, gets its tools from the config).
+// (those of bluelabel and a2a, which cannot declare, get their tools from
+// the config).
 func mcpHarness(t *testing.T) *harness {
 	cfg := config.Default()
-	cfg.Agents = append(cfg.Agents, config.Agent{ID: responder("bluelabel"), Dialect: "bluelabel", Tools: config.Named(refagent.ToolNames()...)})
+	for _, d := range dialectNames {
+		if !declaresTools(d) {
+			cfg.Agents = append(cfg.Agents, config.Agent{ID: responder(d), Dialect: d, Tools: config.Named(refagent.ToolNames()...)})
+		}
+	}
 	h := start(t, cfg)
 	for _, d := range dialectNames {
 		h.runAgent(d, responder(d))

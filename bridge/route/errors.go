@@ -76,7 +76,7 @@ func (r *Router) EncodeError(codec dialects.Codec, reply *canonical.Envelope) []
 	if reply.Receiver.Kind == canonical.AddressAgent {
 		reply.Receiver.ID = ru.Spell(dialect, reply.Receiver.ID)
 	}
-	frame, err := codec.Encode(nil, reply, &dialects.EncodeContext{})
+	frame, err := codec.Encode(nil, reply, &dialects.EncodeContext{Refusal: true})
 	if err != nil {
 		r.log.Error("error reply cannot be encoded", "dialect", dialect, "error", err)
 		return PlainError(reply.Error)

@@ -26,6 +26,11 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	if !e.own || !s.fits(env.Act) {
 		s, e.f.canceled = defaultShape(env.Act), false
 	}
+	if ctx != nil && ctx.Refusal && env.Act.IsError() {
+		// The bridge's refusal: no agent took the request, no task was
+		// made; JSON-RPC answers such a request with an error.
+		s = shapeError
+	}
 	if s == shapeNone {
 		return dst, dialects.Errorf(Name, "", "cannot express act %q: a2a has no frame for it", env.Act)
 	}
