@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 )
 
 // TestBrowser drives the console in headless Chromium (Debian's chromium)
@@ -105,11 +107,12 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("pg-translate"))); err != nil {
 		t.Fatal(err)
 	}
-	until("four translations", `document.querySelectorAll('#pg-results .translation pre').length === 4`)
+	others := len(dialects.Names()) - 1
+	until("a translation into each other dialect", fmt.Sprintf(`document.querySelectorAll('#pg-results .translation pre').length === %d`, others))
 	if s := text("#pg-dialect"); !strings.Contains(s, "swarm (detected): valid") {
 		t.Errorf("the playground's verdict: %q", s)
 	}
-	for _, d := range []string{"elizaacl", "collab", "bluelabel", "fuse"} {
+	for _, d := range []string{"elizaacl", "collab", "bluelabel", "fuse", "a2a"} {
 		if s := text(`.translation[data-dialect="` + d + `"] pre`); !strings.Contains(s, "debug_code") {
 			t.Errorf("%s translation: %q", d, s)
 		}
