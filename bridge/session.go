@@ -406,7 +406,7 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 
 // claim checks that env's sender, a canonical id, is the session's agent,
 // binding an unbound session to it. A message without a sender speaks for
-// the bound agent; a capability declaration without one (fuse's
+// the bound agent, or for the agent the connection proved it is; a capability declaration without one (fuse's
 // declaration document) needs the session bound, since it declares its
 // sender. proven is the agent id the message proved it speaks for, "" if
 // none.
@@ -414,6 +414,11 @@ func (s *Session) claim(env *canonical.Envelope, proven string) *canonical.Error
 	s.mu.Lock()
 	a, dialect := s.agent, s.dialect
 	s.mu.Unlock()
+	if env.Sender.ID == "" && a == nil && s.opts.Identity.Agent != "" {
+		// A message naming no sender (an a2a frame names none) on a
+		// connection that proved its agent speaks for that agent.
+		env.Sender.ID = s.opts.Identity.Agent
+	}
 	if env.Sender.ID == "" {
 		switch {
 		case a != nil:

@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/transports/stdio"
 	"github.com/tidwall/gjson"
@@ -139,4 +142,48 @@ func TestA2ADialectAgents(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestA2ADialectIdentity: an a2a frame names no sender; on a WebSocket
+// that proved its agent with a JWT, and no ?agent=, it speaks for the
+// token's subject: the agent it asks sees that sender, and the answer comes
+// back on the connection.
+func TestA2ADialectIdentity(t *testing.T) {
+	h := start(t, jwtConfig(t, testpki.PublicPEM(t, &testpki.ECKey(t).PublicKey), ""))
+	receiver := h.dial("swarm", "swarm-agent")
+	token := testpki.HS256(t, jwtSecret, claims("planner", nil))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, h.wsURL()+"/ws/a2a", &websocket.DialOptions{HTTPClient: h.httpClient(),
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	if err := conn.Write(ctx, websocket.MessageText, sendMessage("jwt-1", "add", "swarm-agent", `{"a":1,"b":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	got := receiver.decode(receiver.recv())
+	if got.Sender.ID != "planner" || got.Operation.Name != "add" {
+		t.Fatalf("the swarm agent got %s from %q for %q", got.Act, got.Sender.ID, got.Operation.Name)
+	}
+	receiver.send(receiver.encode(&canonical.Envelope{Act: canonical.ActResult, ID: "r-1", InReplyTo: got.ID,
+		Sender: canonical.Party{ID: "swarm-agent"}, Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "planner"},
+		Outcome: canonical.OutcomeSuccess, Result: `{"sum":2}`}))
+	for {
+		_, frame, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gjson.GetBytes(frame, "result.statusUpdate").Exists() {
+			continue
+		}
+		if gjson.GetBytes(frame, "id").String() != "jwt-1" || gjson.GetBytes(frame, "result.task.artifacts.0.parts.0.data.sum").Int() != 2 {
+			t.Errorf("the answer: %s", frame)
+		}
+		break
+	}
+	if a, ok := h.srv.Bridge().Agent("planner"); !ok || !a.Connected {
+		t.Errorf("the connection is not planner's: %+v", a)
+	}
 }
