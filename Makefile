@@ -43,7 +43,7 @@ demo: build
 # The translator alone: the Eddy -> Jules task request of specs/elizaacl.md
 # in every other dialect.
 tour: build
-	@for d in collab bluelabel fuse swarm; do \
+	@for d in collab bluelabel fuse swarm a2a; do \
 		echo "== elizaacl -> $$d"; \
 		$(BIN) translate --from auto --to $$d examples/eddy-task-request.json || exit $$?; \
 	done

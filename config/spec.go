@@ -184,7 +184,7 @@ func agentKeys(tool, toolName *spec.Node) *spec.Node {
 			fmt.Fprintf(&speakers, " %s (`%s`) has none.", capital(w.Speaker), w.Name)
 		}
 	}
-	dialect := spec.String("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, or one a mapping file declares."+speakers.String()).
+	dialect := spec.String("dialect", "The dialect it speaks: `elizaacl`, `collab`, `bluelabel`, `fuse`, `swarm`, `a2a`, or one a mapping file declares."+speakers.String()).
 		Named("a dialect name")
 	if len(fixed) > 0 {
 		dialect.DefaultIs("required, except with " + spec.OrList(fixed))

@@ -1,5 +1,5 @@
 // Command mcp-bridge translates, validates and bridges messages between the
-// agent dialects elizaacl, collab, bluelabel, fuse and swarm.
+// agent dialects elizaacl, collab, bluelabel, fuse, swarm and a2a.
 package main
 
 import (
