@@ -49,8 +49,9 @@ func quoteJSON(s string) string {
 // one the bridge runs on stdio by the skill alone (each the one agent that
 // offers it), or names its receiver in message.metadata.receiver; a skill
 // no agent offers is a JSON-RPC error naming it. An a2a client over HTTP
-// gets its answer in the response, and a swarm agent calls the a2a agents
-// by id.
+// gets its answer in the response; a raw a2a agent's answers (a message, a
+// status update then a task, a failed task, a JSON-RPC error) reach a swarm
+// requester correlated; and a swarm agent calls the a2a agents by id.
 func TestA2ADialectAgents(t *testing.T) {
 	cfg := config.Default()
 	cfg.Agents = []config.Agent{
@@ -125,6 +126,55 @@ func TestA2ADialectAgents(t *testing.T) {
 		}
 		if id, sum := gjson.GetBytes(got, "id").String(), gjson.GetBytes(got, "result.task.artifacts.0.parts.0.data.sum").Int(); id != "http-1" || sum != 3 {
 			t.Errorf("id %q sum %d: %s", id, sum, got)
+		}
+	})
+
+	// A raw a2a agent answers a swarm request in each of A2A's shapes; the
+	// JSON-RPC id of its answer is the request's, and the swarm requester
+	// gets the answer correlated, in swarm.
+	t.Run("a raw a2a agent's answers", func(t *testing.T) {
+		agent := h.dial("a2a", "a2a-raw")
+		agent.t = t
+		s := h.dial("swarm", "swarm-asker")
+		s.t = t
+		for _, tc := range []struct {
+			name    string
+			answers []string // the agent's frames, %ID% the request's id
+			act     canonical.Act
+			want    string // in the result, or the error's message
+		}{
+			{"a message", []string{`{"jsonrpc":"2.0","id":"%ID%","result":{"message":{"messageId":"m-1","role":"ROLE_AGENT","parts":[{"data":{"sum":3}}]}}}`},
+				canonical.ActResult, `"sum":3`},
+			{"a status update, then a completed task", []string{
+				`{"jsonrpc":"2.0","id":"%ID%","result":{"statusUpdate":{"taskId":"t-2","contextId":"c-2","status":{"state":"TASK_STATE_WORKING"}}}}`,
+				`{"jsonrpc":"2.0","id":"%ID%","result":{"task":{"id":"t-2","contextId":"c-2","status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"data":{"sum":4}}]}]}}}`},
+				canonical.ActResult, `"sum":4`},
+			{"a failed task", []string{`{"jsonrpc":"2.0","id":"%ID%","result":{"task":{"id":"t-3","contextId":"c-3","status":{"state":"TASK_STATE_FAILED","message":{"messageId":"m-3","role":"ROLE_AGENT","parts":[{"text":"the adder is broken"}]}}}}}`},
+				canonical.ActFailure, "the adder is broken"},
+			{"a JSON-RPC error", []string{`{"jsonrpc":"2.0","id":"%ID%","error":{"code":-32603,"message":"out of numbers"}}`},
+				canonical.ActFailure, "out of numbers"},
+		} {
+			id := "raw-" + strings.ReplaceAll(tc.name, " ", "-")
+			ask := request("swarm", "a2a-raw", "add", `{"a":1,"b":2}`, id)
+			ask.Sender.ID = "swarm-asker"
+			s.send(s.encode(ask))
+			req := agent.recv()
+			if m, skill, to := gjson.GetBytes(req, "method").String(), gjson.GetBytes(req, "params.message.metadata.skill").String(),
+				gjson.GetBytes(req, "params.message.metadata.receiver").String(); m != "SendMessage" || skill != "add" || to != "a2a-raw" {
+				t.Fatalf("%s: the agent got %s", tc.name, req)
+			}
+			rid := gjson.GetBytes(req, "id").String()
+			for _, a := range tc.answers {
+				agent.send([]byte(strings.ReplaceAll(a, "%ID%", rid)))
+			}
+			reply := s.decode(s.recv())
+			got := string(reply.Result)
+			if reply.Error != nil {
+				got = reply.Error.Message
+			}
+			if reply.Act != tc.act || reply.InReplyTo != id || !strings.Contains(got, tc.want) {
+				t.Errorf("%s: swarm got %s in reply to %q: %s, want %s with %s", tc.name, reply.Act, reply.InReplyTo, got, tc.act, tc.want)
+			}
 		}
 	})
 

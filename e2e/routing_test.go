@@ -48,8 +48,8 @@ func (c *client) subscribe(d, topic string) {
 // TestTopicAndBroadcast: subscribers of a topic get an event published to
 // it (collab topic:x, and a fuse event by its type), and only they; a swarm
 // notification to no receiver reaches every other agent whose dialect has
-// events, and is logged as undeliverable for the others (elizaacl and
-// bluelabel have no event act).
+// events, and is logged as undeliverable for the others (elizaacl,
+// bluelabel and a2a have no event act).
 func TestTopicAndBroadcast(t *testing.T) {
 	h := start(t, nil)
 	clients := map[string]*client{}
@@ -85,7 +85,7 @@ func TestTopicAndBroadcast(t *testing.T) {
 			t.Errorf("%s got %s: %s", d, env.Act, frame)
 		}
 	}
-	for _, d := range []string{"elizaacl", "bluelabel"} {
+	for _, d := range []string{"elizaacl", "bluelabel", "a2a"} {
 		// Nothing reached them: their next message answers their own probe.
 		c := clients[d]
 		c.send(c.encode(request(d, "nobody", "echo", `{}`, "probe-"+d)))
