@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/config"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
@@ -235,5 +237,30 @@ func TestA2ADialectIdentity(t *testing.T) {
 	}
 	if a, ok := h.srv.Bridge().Agent("planner"); !ok || !a.Connected {
 		t.Errorf("the connection is not planner's: %+v", a)
+	}
+}
+
+// TestA2ADialectCluster: an a2a agent held by another instance answers two
+// requests with tasks the bridge cannot tell apart by their identity (the
+// same task id, no message id: an agent that reuses a task, or names none
+// and gets the same stand-in); each answer reaches its requester, neither
+// taken for a duplicate of the other on the instance that relays them.
+func TestA2ADialectCluster(t *testing.T) {
+	n := startNATS(t)
+	hs := startInstances(t, n.URL(), "a", "b")
+	agent := hs["b"].dial("a2a", "a2a-far")
+	hs["a"].awaitAgent("a2a-far", "b", bridge.StatusReady)
+	s := hs["a"].dial("swarm", requester("swarm"))
+	for i := range 3 {
+		id := fmt.Sprintf("far-%d", i)
+		s.send(s.encode(request("swarm", "a2a-far", "add", `{"a":1,"b":2}`, id)))
+		req := agent.recv()
+		rid := gjson.GetBytes(req, "id").String()
+		agent.send([]byte(`{"jsonrpc":"2.0","id":` + quoteJSON(rid) + `,"result":{"task":{"id":"t-same","contextId":"c-same",` +
+			`"status":{"state":"TASK_STATE_COMPLETED"},"artifacts":[{"artifactId":"a","parts":[{"data":{"sum":3}}]}]}}}`))
+		reply := answerOf(s)
+		if reply.Act != canonical.ActResult || reply.InReplyTo != id || !strings.Contains(string(reply.Result), `"sum":3`) {
+			t.Fatalf("request %d: %s in reply to %q: %s %+v", i, reply.Act, reply.InReplyTo, reply.Result, reply.Error)
+		}
 	}
 }

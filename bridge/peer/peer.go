@@ -241,9 +241,9 @@ func (c *Cluster) FromRemote(instance, agent string, env *canonical.Envelope) {
 }
 
 // relayed sends env, a message of the local agent a about a request
-// another instance forwarded, back to that instance, and reports whether
-// env was about such a request.
-func (c *Cluster) relayed(a *route.Agent, env *canonical.Envelope) bool {
+// another instance forwarded, back to that instance (when send is true;
+// false only asks), and reports whether env was about such a request.
+func (c *Cluster) relayed(a *route.Agent, env *canonical.Envelope, send bool) bool {
 	relays := c.relays
 	if a.Remote() {
 		return false
@@ -253,9 +253,12 @@ func (c *Cluster) relayed(a *route.Agent, env *canonical.Envelope) bool {
 		if token == "" {
 			continue
 		}
-		origin, ok := relays.lookup(token, final)
+		origin, ok := relays.lookup(token, final && send)
 		if !ok {
 			continue
+		}
+		if !send {
+			return true
 		}
 		if err := c.carrier.Answer(origin, a.ID(), env); err != nil {
 			c.log.Warn("cluster: answer not relayed", "origin", origin, "agent", a.ID(), "error", err)

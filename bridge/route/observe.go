@@ -21,7 +21,14 @@ func (r *Router) copied(env, to *canonical.Envelope) {
 // instance forwarded.
 func (r *Router) relayed(a *Agent, env *canonical.Envelope) bool {
 	fn := r.relay.Load()
-	return fn != nil && (*fn)(a, env)
+	return fn != nil && (*fn)(a, env, true)
+}
+
+// relays reports whether env, a message of the local agent a, is about a
+// request another instance forwarded, without relaying it.
+func (r *Router) relays(a *Agent, env *canonical.Envelope) bool {
+	fn := r.relay.Load()
+	return fn != nil && (*fn)(a, env, false)
 }
 
 // closingRefusal answers requests that arrive once the router is closed.

@@ -80,7 +80,7 @@ type Router struct {
 	evictions *metrics.Table
 	closing   atomic.Bool
 	rr        atomic.Uint64 // round robin over agents serving an operation
-	relay     atomic.Pointer[func(a *Agent, env *canonical.Envelope) bool]
+	relay     atomic.Pointer[func(a *Agent, env *canonical.Envelope, send bool) bool]
 	res       resilient
 	control   controller
 }
@@ -141,9 +141,10 @@ func (r *Router) Close() { r.closing.Store(true) }
 func (r *Router) Closing() bool { return r.closing.Load() }
 
 // SetRelay installs the cluster's relay: given an agent's message about a
-// request, it sends it to the instance the request came from and reports
-// whether it did. nil removes it.
-func (r *Router) SetRelay(fn func(a *Agent, env *canonical.Envelope) bool) {
+// request another instance forwarded, it sends it to that instance (when
+// send is true) and reports whether the message was about such a request.
+// nil removes it.
+func (r *Router) SetRelay(fn func(a *Agent, env *canonical.Envelope, send bool) bool) {
 	if fn == nil {
 		r.relay.Store(nil)
 		return

@@ -105,10 +105,12 @@ func (r *Router) answered(p *Request, env *canonical.Envelope, prompt bool) {
 }
 
 // answersOpenRequest reports whether env, from the agent a, answers a
-// request still waiting: such an answer is needed, even when it repeats an
-// earlier one (an agent answering a retry as it answered the first attempt).
+// request still waiting, here or on the instance that forwarded it: such an
+// answer is needed, even when it repeats an earlier one (an agent answering
+// a retry as it answered the first attempt, or two requests alike).
 func (r *Router) answersOpenRequest(a *Agent, env *canonical.Envelope) bool {
-	return a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) && r.pending.Match(a, env, false) != nil
+	return a != nil && (env.Act.IsReply() || env.Act == canonical.ActNeedsInput) &&
+		(r.pending.Match(a, env, false) != nil || r.relays(a, env))
 }
 
 // toAgent delivers env to the agent its receiver names.
