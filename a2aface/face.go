@@ -172,6 +172,7 @@ func (f *Face) door(agent string) *door {
 	h := a2asrv.NewHandler(exec,
 		a2asrv.WithTaskStore(f.tasks.store(agent)),
 		a2asrv.WithLogger(f.log),
+		a2asrv.WithCallInterceptors(markEndOnly{}),
 	)
 	d := &door{exec: exec, jsonrpc: a2asrv.NewJSONRPCHandler(h),
 		rest: http.StripPrefix(Path+"/"+agent+RESTPath, a2asrv.NewRESTHandler(h))}
