@@ -91,6 +91,13 @@ bench-hop:
 	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
 	$(GO) run ./internal/benchratio -hop < bench-hop.out
 
+# A2A SendMessage through the bridge's /a2a to a WebSocket agent against an
+# a2asrv server forwarding over one WebSocket to the same agent, in paired
+# rounds (issue 30: p50 at most 1.5x); each round is logged.
+.PHONY: bench-a2a
+bench-a2a:
+	$(GO) test -run '^$$' -bench 'A2APaired' -benchtime 10000x -count $(BENCHCOUNT) ./e2e | tee bench-a2a.out
+
 # A bounded load through a bridge on loopback (mcp-bridge bench), the
 # bridge in its own process (--spawn): 100 agents, ten requesters and ten
 # responders per dialect, first LOADPAIRS request/answer pairs as fast as
@@ -142,3 +149,4 @@ tidy:
 
 clean:
 	rm -rf bin bench.out bench-hop.out $(MCPTOOLS)/node_modules
+	rm -f bench-a2a.out

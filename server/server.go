@@ -156,7 +156,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		s.mux.Handle("GET "+mcpface.MetadataPath+mcpface.Path, s.face.MetadataHandler())
 	}
 	if cfg.A2AOn() {
-		if s.a2a, err = a2aface.New(b, s.a2aOptions(cfg)); err != nil {
+		if s.a2a, err = a2aface.New(b, s.a2aOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}
 		s.mux.Handle(a2aface.Path, s.a2a.Handler())
