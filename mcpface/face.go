@@ -45,6 +45,11 @@ type Options struct {
 	Limits   Limits
 	// Stateless turns MCP sessions off on HTTP.
 	Stateless bool
+	// Sessions bounds the MCP sessions kept (default 10,000): past it the
+	// one used least lately ends. SessionIdle ends a session no request
+	// used for that long (default an hour).
+	Sessions    int
+	SessionIdle time.Duration
 	// CallTimeout bounds a tools/call (default: the bridge's request
 	// timeout). It is also sent to the agent as the request's ttl.
 	CallTimeout time.Duration
@@ -138,7 +143,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if opts.Stateless {
 		httpOpts = append(httpOpts, server.WithStateLess(true))
 	} else {
-		f.sessionTable = newSessionTable(f.closeLocal)
+		f.sessionTable = newSessionTable(f.closeLocal, opts.Sessions, opts.SessionIdle)
 		hooks.AddAfterInitialize(f.afterInitialize)
 		httpOpts = append(httpOpts, server.WithSessionIdManager(f.sessionTable), server.WithHTTPContextFunc(f.fromRecord))
 	}

@@ -36,13 +36,14 @@ type SessionShare interface {
 	Serve(look func(id string) ([]byte, bool), end func(id string)) (stop func(), err error)
 }
 
-// The bounds of the table of sessions: past maxSessions the one used least
-// lately goes, and a session no request used for sessionIdle ends. Another
+// The default bounds of the table of sessions (Options.Sessions,
+// Options.SessionIdle): past defaultSessions the one used least lately
+// goes, and a session no request used for defaultSessionIdle ends. Another
 // instance's session is asked about again after sessionRecheck.
 const (
-	maxSessions    = 10000
-	sessionIdle    = time.Hour
-	sessionRecheck = 2 * time.Second
+	defaultSessions    = 10000
+	defaultSessionIdle = time.Hour
+	sessionRecheck     = 2 * time.Second
 )
 
 // sessionRecord is what the instance that answered a session's initialize
@@ -66,6 +67,8 @@ type sessionEntry struct {
 // face knows, by id.
 type sessionTable struct {
 	closeLocal func(id string) // ends what mcp-go holds of a session here
+	max        int             // sessions kept at most
+	idle       time.Duration   // a session unused this long ends
 
 	mu      sync.Mutex
 	share   SessionShare // nil: alone
@@ -77,8 +80,16 @@ type sessionTable struct {
 // streamRef is one GET stream, ended by cancel.
 type streamRef struct{ cancel context.CancelFunc }
 
-func newSessionTable(closeLocal func(id string)) *sessionTable {
-	return &sessionTable{closeLocal: closeLocal, entries: map[string]*sessionEntry{},
+// newSessionTable returns a table of at most limit sessions (0: the
+// default), each ending after idle unused (0: the default).
+func newSessionTable(closeLocal func(id string), limit int, idle time.Duration) *sessionTable {
+	if limit <= 0 {
+		limit = defaultSessions
+	}
+	if idle <= 0 {
+		idle = defaultSessionIdle
+	}
+	return &sessionTable{closeLocal: closeLocal, max: limit, idle: idle, entries: map[string]*sessionEntry{},
 		streams: map[string]map[*streamRef]bool{}}
 }
 
@@ -203,14 +214,14 @@ func (t *sessionTable) endLocally(ids []string) {
 	}
 }
 
-// bound ends the sessions idle for sessionIdle, forgets those that ended
-// as long ago, and forgets the ones used least lately past maxSessions. It
+// bound ends the sessions idle for t.idle, forgets those that ended as
+// long ago, and forgets the ones used least lately past t.max. It
 // returns the sessions that were on, for endLocally. t.mu is held.
 func (t *sessionTable) bound(now time.Time) (gone []string) {
-	if now.Sub(t.swept) > sessionIdle/60 {
+	if now.Sub(t.swept) > t.idle/60 {
 		t.swept = now
 		for id, e := range t.entries {
-			if now.Sub(e.used) < sessionIdle {
+			if now.Sub(e.used) < t.idle {
 				continue
 			}
 			if e.ended {
@@ -221,7 +232,7 @@ func (t *sessionTable) bound(now time.Time) (gone []string) {
 			gone = append(gone, id)
 		}
 	}
-	for len(t.entries) > maxSessions {
+	for len(t.entries) > t.max {
 		oldest, at := "", now
 		for id, e := range t.entries {
 			if !e.used.After(at) {
