@@ -59,6 +59,17 @@ func (f *Face) logStatus(c bridge.Change) {
 		"agent": c.Agent.ID, "dialect": c.Agent.Dialect, "status": c.Agent.Status, "previous": c.Previous, "reason": c.Reason,
 	})
 	for _, id := range f.sessions.list() {
+		// The level a session's client set on any instance is in its
+		// record; mcp-go knows only the one set here.
+		if f.sessionTable != nil {
+			if least := f.sessionTable.level(id); least != "" {
+				if level.ShouldSendTo(least) {
+					_ = f.srv.SendNotificationToSpecificClient(id, n.Method, map[string]any{
+						"level": n.Params.Level, "logger": n.Params.Logger, "data": n.Params.Data})
+				}
+				continue
+			}
+		}
 		// A session that set no level, or a higher one, is skipped by
 		// mcp-go; one gone meanwhile is no error worth a line.
 		_ = f.srv.SendLogMessageToSpecificClient(id, n)

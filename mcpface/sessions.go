@@ -31,9 +31,17 @@ type SessionShare interface {
 	Ask(holder, id string) (record []byte, found bool, err error)
 	// End tells every instance, this one too, that session id ended.
 	End(id string) error
-	// Serve answers the others' questions with look and gives end every
-	// session that ends, until stop.
-	Serve(look func(id string) ([]byte, bool), end func(id string)) (stop func(), err error)
+	// Level tells every instance, this one too, the log level the client
+	// of session id set.
+	Level(id, level string) error
+	// Relay hands msg to the instance to and returns its reply; found is
+	// false when there is no such instance.
+	Relay(to string, msg []byte) (reply []byte, found bool, err error)
+	// Serve, until stop, answers the others' questions with look, gives
+	// end every session that ends and level every log level told, and
+	// answers what is relayed to this instance with relay.
+	Serve(look func(id string) ([]byte, bool), end func(id string),
+		level func(id, level string), relay func(msg []byte) []byte) (stop func(), err error)
 }
 
 // The default bounds of the table of sessions (Options.Sessions,
@@ -52,6 +60,7 @@ type sessionRecord struct {
 	Client       mcp.Implementation     `json:"client"`
 	Capabilities mcp.ClientCapabilities `json:"capabilities"`
 	Version      string                 `json:"version,omitempty"`
+	Level        mcp.LoggingLevel       `json:"level,omitempty"` // set by logging/setLevel on any instance
 }
 
 // sessionEntry is one session in the table.
@@ -319,4 +328,31 @@ func (t *sessionTable) cancelStreams(id string) {
 func holderOf(id string) string {
 	_, holder, _ := strings.Cut(id, ".")
 	return holder
+}
+
+// shared is where the sessions are shared with the cluster; nil alone.
+func (t *sessionTable) shared() SessionShare {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.share
+}
+
+// leveled records the log level the client of session id set, on this
+// instance or another.
+func (t *sessionTable) leveled(id, level string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil && !e.ended {
+		e.rec.Level = mcp.LoggingLevel(level)
+	}
+}
+
+// level is the log level the client of session id set, "" if none.
+func (t *sessionTable) level(id string) mcp.LoggingLevel {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil && !e.ended {
+		return e.rec.Level
+	}
+	return ""
 }
