@@ -146,6 +146,14 @@ func postStatus(t *testing.T, base, id string) int {
 // postIn is the status of body posted to base in session id.
 func postIn(t *testing.T, base, id, body string) int {
 	t.Helper()
+	status, _ := postBody(t, base, id, body)
+	return status
+}
+
+// postBody is the status and body of the answer to body posted to base in
+// session id.
+func postBody(t *testing.T, base, id, body string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewBufferString(body))
 	if err != nil {
 		t.Fatal(err)
@@ -158,8 +166,12 @@ func postIn(t *testing.T, base, id, body string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(data)
 }
 
 // awaitStatus waits until a tools/list in session id on base answers want.
@@ -370,6 +382,26 @@ func TestMCPElicitationAcrossInstances(t *testing.T) {
 		t.Errorf("mcp_answers_relayed_total: %v over the instances, want 2", relayed)
 	}
 	order[0].awaitPending(0)
+
+	// An answer to no request: the instance named says so (mcp-go: no
+	// request pending, or none of the session's at all, as it made none
+	// there), through the relay; one to an instance that is not there is
+	// refused.
+	for _, tc := range []struct {
+		name, id string
+		want     map[int]string // a status and what its body says
+	}{
+		{"no such request", `"99@b"`, map[int]string{http.StatusBadRequest: "No pending sampling request",
+			http.StatusNotFound: "No active session"}},
+		{"no such instance", `"99@z"`, map[int]string{http.StatusNotFound: "instance z, which asked, is gone"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := postBody(t, order[0].httpURL(), s.ID(), `{"jsonrpc":"2.0","id":`+tc.id+`,"result":{"action":"accept"}}`)
+			if says, ok := tc.want[status]; !ok || !strings.Contains(body, says) {
+				t.Errorf("%d %q; want one of %v", status, body, tc.want)
+			}
+		})
+	}
 }
 
 // TestMCPLogLevelAcrossInstances: a client's log level, set on the

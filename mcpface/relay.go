@@ -56,8 +56,12 @@ type relay struct {
 func (rl *relay) crossing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := rl.name.Load()
+		if name == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
 		id := r.Header.Get(server.HeaderKeySessionID)
-		if name == nil || id == "" || (r.Method != http.MethodPost && r.Method != http.MethodGet) ||
+		if id == "" || (r.Method != http.MethodPost && r.Method != http.MethodGet) ||
 			mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 			next.ServeHTTP(w, r)
 			return
