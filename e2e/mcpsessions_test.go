@@ -457,3 +457,44 @@ func emptied(c chan struct{}) {
 		}
 	}
 }
+
+// TestMCPSessionBoundsFromConfig: memory.mcp_sessions and mcp.session_idle
+// bound a bridge's sessions: past the count the session used least lately
+// ends, and a session unused for the idle time ends when the table is next
+// swept (a new session sweeps it); the sessions within the bounds are
+// served.
+func TestMCPSessionBoundsFromConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sessions int
+		idle     time.Duration
+		pause    time.Duration // between the first session and the others
+	}{
+		{"count", 2, 0, 0},
+		{"idle", 0, 300 * time.Millisecond, 600 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Default()
+			if tc.sessions > 0 {
+				cfg.Memory.MCPSessions = tc.sessions
+			}
+			if tc.idle > 0 {
+				cfg.MCP.SessionIdle = tc.idle
+			}
+			h := start(t, cfg)
+			first, _ := sessionClient(t, h.httpURL(), "first")
+			time.Sleep(tc.pause)
+			second, _ := sessionClient(t, h.httpURL(), "second")
+			last := second
+			if tc.sessions > 0 {
+				last, _ = sessionClient(t, h.httpURL(), "third")
+			}
+			if got := postStatus(t, h.httpURL(), first.ID()); got != http.StatusNotFound {
+				t.Errorf("the first session: %d, want 404", got)
+			}
+			if got := postStatus(t, h.httpURL(), last.ID()); got != http.StatusOK {
+				t.Errorf("the last session: %d, want 200", got)
+			}
+		})
+	}
+}
