@@ -406,7 +406,7 @@ func TestMCPElicitationAcrossInstances(t *testing.T) {
 
 // TestMCPLogLevelAcrossInstances: a client's log level, set on the
 // instance its GET stream is not on, is heeded by the instance its stream
-// is on: it hears that an agent there is READY.
+// is on: it hears there that an agent that joined the other is READY.
 func TestMCPLogLevelAcrossInstances(t *testing.T) {
 	n := startNATS(t)
 	names := []string{"a", "b"}
@@ -433,7 +433,7 @@ func TestMCPLogLevelAcrossInstances(t *testing.T) {
 	deadline := time.After(wait)
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("logged-%d", i)
-		order[stream].runAgent("collab", id)
+		other.runAgent("collab", id)
 		select {
 		case line := <-heard:
 			if !strings.HasPrefix(line, "info ") || !strings.Contains(line, `"status":"READY"`) {

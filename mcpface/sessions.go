@@ -312,6 +312,13 @@ func (t *sessionTable) stream(id string, cancel context.CancelFunc) (done func()
 	}
 }
 
+// streaming says whether a GET stream of session id is open here.
+func (t *sessionTable) streaming(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.streams[id]) > 0
+}
+
 // cancelStreams ends the GET streams of session id open here.
 func (t *sessionTable) cancelStreams(id string) {
 	t.mu.Lock()
