@@ -465,6 +465,7 @@ func (s *Server) faceOptions(cfg *config.Config, metrics prometheus.Registerer) 
 	c := cfg.MCP
 	a := s.mcpAuth(cfg)
 	return mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
+		Sessions: cfg.Memory.MCPSessions, SessionIdle: c.SessionIdle,
 		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: s.log, Metrics: metrics,
 		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required, OAuth: a.OAuth, Policies: a.Policies, Limits: a.Limits}
 }
