@@ -462,7 +462,7 @@ func emptied(c chan struct{}) {
 // bound a bridge's sessions: past the count the session used least lately
 // ends, and a session unused for the idle time ends when the table is next
 // swept (a new session sweeps it); the sessions within the bounds are
-// served.
+// served. The table's bound, size and drops are in /metrics.
 func TestMCPSessionBoundsFromConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -494,6 +494,18 @@ func TestMCPSessionBoundsFromConfig(t *testing.T) {
 			}
 			if got := postStatus(t, h.httpURL(), last.ID()); got != http.StatusOK {
 				t.Errorf("the last session: %d, want 200", got)
+			}
+			if tc.sessions > 0 {
+				// The table's bound and what went past it, as the other tables show theirs.
+				for series, want := range map[string]float64{
+					`bridge_table_limit{table="mcp_sessions"}`:         float64(tc.sessions),
+					`bridge_table_size{table="mcp_sessions"}`:          float64(tc.sessions),
+					`bridge_table_dropped_total{table="mcp_sessions"}`: 1,
+				} {
+					if got := metricValue(t, h, series); got != want {
+						t.Errorf("%s = %v, want %v", series, got, want)
+					}
+				}
 			}
 		})
 	}

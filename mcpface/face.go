@@ -25,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	bridgemetrics "github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -145,6 +146,11 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 		httpOpts = append(httpOpts, server.WithStateLess(true))
 	} else {
 		f.sessionTable = newSessionTable(f.closeLocal, opts.Sessions, opts.SessionIdle)
+		table, err := bridgemetrics.NewTable(opts.Metrics, bridgemetrics.TableMCPSessions, f.sessionTable.max, f.sessionTable.size)
+		if err != nil {
+			return nil, err
+		}
+		f.sessionTable.dropped = table.Dropped
 		hooks.AddAfterInitialize(f.afterInitialize)
 		hooks.AddAfterSetLevel(f.levelSet)
 		httpOpts = append(httpOpts, server.WithSessionIdManager(f.sessionTable), server.WithHTTPContextFunc(f.fromRecord))

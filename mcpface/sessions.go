@@ -78,6 +78,7 @@ type sessionTable struct {
 	closeLocal func(id string) // ends what mcp-go holds of a session here
 	max        int             // sessions kept at most
 	idle       time.Duration   // a session unused this long ends
+	dropped    func(n int)     // counts sessions forgotten past max
 
 	mu      sync.Mutex
 	share   SessionShare // nil: alone
@@ -98,8 +99,8 @@ func newSessionTable(closeLocal func(id string), limit int, idle time.Duration) 
 	if idle <= 0 {
 		idle = defaultSessionIdle
 	}
-	return &sessionTable{closeLocal: closeLocal, max: limit, idle: idle, entries: map[string]*sessionEntry{},
-		streams: map[string]map[*streamRef]bool{}}
+	return &sessionTable{closeLocal: closeLocal, max: limit, idle: idle, dropped: func(int) {},
+		entries: map[string]*sessionEntry{}, streams: map[string]map[*streamRef]bool{}}
 }
 
 // Generate makes a new session's id (server.SessionIdManager): random, and
@@ -182,7 +183,7 @@ func (t *sessionTable) Terminate(id string) (isNotAllowed bool, err error) {
 	}
 	if e == nil {
 		e = &sessionEntry{}
-		t.entries[id] = e
+		t.remember(id, e)
 	}
 	e.ended, e.used = true, time.Now()
 	share := t.share
@@ -207,11 +208,20 @@ func (t *sessionTable) ended(id string) {
 	}
 	if e == nil {
 		e = &sessionEntry{}
-		t.entries[id] = e
+		t.remember(id, e)
 	}
 	e.ended, e.used = true, time.Now()
 	t.mu.Unlock()
 	t.endLocally([]string{id})
+}
+
+// remember keeps e, the entry of a session id this table did not know
+// that ended, while the table has room: it spares asking the holder again,
+// and it never makes a session that is on give way. t.mu is held.
+func (t *sessionTable) remember(id string, e *sessionEntry) {
+	if len(t.entries) < t.max {
+		t.entries[id] = e
+	}
 }
 
 // endLocally ends what this instance holds of the sessions ids: their GET
@@ -252,8 +262,16 @@ func (t *sessionTable) bound(now time.Time) (gone []string) {
 			gone = append(gone, oldest)
 		}
 		delete(t.entries, oldest)
+		t.dropped(1)
 	}
 	return gone
+}
+
+// size is how many sessions the table holds.
+func (t *sessionTable) size() float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return float64(len(t.entries))
 }
 
 // look is this instance's record of a session it holds, for another

@@ -2,6 +2,7 @@ package mcpface
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -100,5 +101,31 @@ func TestSessionTableBound(t *testing.T) {
 				t.Error("the session used least lately is still valid")
 			}
 		})
+	}
+}
+
+// TestSessionTableUnknownEnds: DELETEs of ids the table never made, and
+// news of sessions ended elsewhere, keep the table within its bound and
+// end no session that is on.
+func TestSessionTableUnknownEnds(t *testing.T) {
+	var closed []string
+	tb := newSessionTable(func(id string) { closed = append(closed, id) }, 3, time.Hour)
+	on := []string{tb.Generate(), tb.Generate()}
+	for i := range 10 {
+		if _, err := tb.Terminate(fmt.Sprintf("s-unknown-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		tb.ended(fmt.Sprintf("s-elsewhere-%d", i))
+	}
+	if n := tb.size(); n > 3 {
+		t.Errorf("%v sessions kept, want at most 3", n)
+	}
+	for _, id := range on {
+		if terminated, err := tb.Validate(id); err != nil || terminated {
+			t.Errorf("session %s: terminated %v, %v; want on", id, terminated, err)
+		}
+		if slices.Contains(closed, id) {
+			t.Errorf("session %s was ended", id)
+		}
 	}
 }

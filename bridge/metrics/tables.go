@@ -13,6 +13,7 @@ const (
 	TablePending       = "pending_requests" // requests open at once
 	TableQueue         = "queue"            // messages queued for all agents
 	TableA2ATasks      = "a2a_tasks"        // tasks the A2A face keeps
+	TableMCPSessions   = "mcp_sessions"     // sessions the MCP face knows
 )
 
 // Table is the metrics of one bounded table: bridge_table_limit{table},
