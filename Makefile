@@ -16,7 +16,7 @@ FUZZDECODE  := $(patsubst %/,%,$(sort $(dir $(shell grep -l '^func FuzzDecode' d
 
 MCPTOOLS    := tools/mcp
 
-.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean mcp-tools browser
+.PHONY: all build run demo tour test bench bench-hop bench-mcp loadtest fuzz lint fmt tidy clean mcp-tools browser
 
 all: lint test
 
@@ -91,6 +91,15 @@ bench-hop:
 	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
 	$(GO) run ./internal/benchratio -hop < bench-hop.out
 
+# MCP tools/call from a go-sdk client, in paired rounds (MCPROUNDS runs):
+# a plain mcp-go server, the floor (the same server forwarding each call
+# over one WebSocket to an agent) and the bridge's /mcp to that agent,
+# alternating; p50 one call at a time and throughput with 16 callers.
+MCPROUNDS ?= 8
+bench-mcp:
+	$(GO) test -run '^$$' -bench 'MCPPaired' -benchtime 4800x -count $(MCPROUNDS) ./e2e | tee bench-mcp.out
+	$(GO) run ./internal/benchratio -hop < bench-mcp.out
+
 # A bounded load through a bridge on loopback (mcp-bridge bench), the
 # bridge in its own process (--spawn): 100 agents, ten requesters and ten
 # responders per dialect, first LOADPAIRS request/answer pairs as fast as
@@ -141,4 +150,4 @@ tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin bench.out bench-hop.out $(MCPTOOLS)/node_modules
+	rm -rf bin bench.out bench-hop.out bench-mcp.out $(MCPTOOLS)/node_modules

@@ -122,4 +122,15 @@ PASS`
 	if code := reportHop(strings.NewReader("BenchmarkOneWayPaired/bridge-2 1 5 ns/op 30 msgs/s 0.6 msgs-x 50 bare-msgs/s\n"), &out); code != 0 || !strings.Contains(out.String(), "0.60x the bare hop (30 against 50 msgs/s)") {
 		t.Errorf("one-way paired alone: exit %d, %s", code, out.String())
 	}
+	out.Reset()
+	mcpIn := `BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.2 cpu-x 240 floor-p50-µs 1.25 p50-x 300 p50-µs 1.4 p99-x 200 plain-p50-µs 1.5 plain-x
+BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.1 cpu-x 200 floor-p50-µs 1.15 p50-x 230 p50-µs 1.2 p99-x 150 plain-p50-µs 1.53 plain-x
+BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.3 cpu-x 180 floor-p50-µs 1.35 p50-x 243 p50-µs 1.3 p99-x 140 plain-p50-µs 1.74 plain-x
+BenchmarkMCPPaired/throughput-2 4800 141693 ns/op 0.77 calls-x 6151 calls/s 7978 floor-calls/s 7291 plain-calls/s
+`
+	if code := reportHop(strings.NewReader(mcpIn), &out); code != 0 ||
+		!strings.Contains(out.String(), "p50  1.25x the floor (243.0 against 200.0 µs; plain 150.0 µs,  1.53x), p99  1.30x, CPU  1.20x") ||
+		!strings.Contains(out.String(), "throughput  0.77x the floor's (6151 against 7978 calls/s; plain 7291)") {
+		t.Errorf("MCP paired: exit %d, %s", code, out.String())
+	}
 }
