@@ -16,7 +16,7 @@ FUZZDECODE  := $(patsubst %/,%,$(sort $(dir $(shell grep -l '^func FuzzDecode' d
 
 MCPTOOLS    := tools/mcp
 
-.PHONY: all build run demo tour test bench bench-hop bench-mcp loadtest fuzz lint fmt tidy clean mcp-tools browser
+.PHONY: all build run demo tour test bench bench-hop bench-mcp bench-cold loadtest fuzz lint fmt tidy clean mcp-tools browser
 
 all: lint test
 
@@ -100,6 +100,15 @@ bench-mcp:
 	$(GO) test -run '^$$' -bench 'MCPPaired' -benchtime 4800x -count $(MCPROUNDS) ./e2e | tee bench-mcp.out
 	$(GO) run ./internal/benchratio -hop < bench-mcp.out
 
+# The cold first message, in paired rounds (COLDROUNDS runs): the bridge
+# as a serve child (heartbeat 500ms), requests to a warm agent alternating
+# with requests to 250 agents that idled two heartbeats, or that were just
+# connected, each after the same pause.
+COLDROUNDS ?= 8
+bench-cold:
+	$(GO) test -run '^$$' -bench 'ColdPaired' -benchtime 1200x -count $(COLDROUNDS) ./e2e | tee bench-cold.out
+	$(GO) run ./internal/benchratio -hop < bench-cold.out
+
 # A bounded load through a bridge on loopback (mcp-bridge bench), the
 # bridge in its own process (--spawn): 100 agents, ten requesters and ten
 # responders per dialect, first LOADPAIRS request/answer pairs as fast as
@@ -150,4 +159,4 @@ tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin bench.out bench-hop.out bench-mcp.out $(MCPTOOLS)/node_modules
+	rm -rf bin bench.out bench-hop.out bench-mcp.out bench-cold.out $(MCPTOOLS)/node_modules

@@ -97,8 +97,11 @@ func reportHop(in io.Reader, w io.Writer) int {
 	if reportMCPPaired(ms["MCPPaired"], w) {
 		code = 0
 	}
+	if reportColdPaired(ms["ColdPaired"], w) {
+		code = 0
+	}
 	if code != 0 {
-		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired, BenchmarkOneWayPaired or BenchmarkMCPPaired results in the input")
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired, BenchmarkOneWayPaired, BenchmarkMCPPaired or BenchmarkColdPaired results in the input")
 	}
 	return code
 }
@@ -169,6 +172,26 @@ func reportMCPPaired(subs map[string]map[string]float64, w io.Writer) bool {
 		fmt.Fprintf(w, "  throughput %5.2fx the floor's (%s against %s calls/s; plain %s)\n", tput["calls-x"],
 			strconv.FormatFloat(tput["calls/s"], 'f', 0, 64), strconv.FormatFloat(tput["floor-calls/s"], 'f', 0, 64),
 			strconv.FormatFloat(tput["plain-calls/s"], 'f', 0, 64))
+	}
+	return true
+}
+
+// reportColdPaired prints BenchmarkColdPaired's figures: the p50 of a
+// request to an agent that idled, and of the first one after it
+// connected, as ratios to the p50 of requests to a warm agent alternating
+// with them (medians over -count of each run's ratio). It reports whether
+// there were any.
+func reportColdPaired(modes map[string]map[string]float64, w io.Writer) bool {
+	names := pairedModes(modes, "idle-x")
+	if len(names) == 0 {
+		return false
+	}
+	fmt.Fprintln(w, "cold first message, paired (requests to a warm agent and to idle ones alternating):")
+	for _, m := range names {
+		u := modes[m]
+		fmt.Fprintf(w, "  %-6s after idling %5.2fx the warm p50 (%s against %s µs), p90 %5.2fx; first after connecting %5.2fx (%s µs)\n", m,
+			u["idle-x"], strconv.FormatFloat(u["idle-p50-µs"], 'f', 1, 64), strconv.FormatFloat(u["warm-p50-µs"], 'f', 1, 64),
+			u["idle-p90-x"], u["first-x"], strconv.FormatFloat(u["first-p50-µs"], 'f', 1, 64))
 	}
 	return true
 }
