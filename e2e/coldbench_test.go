@@ -132,8 +132,9 @@ func awaitListed(tb testing.TB, addr string, ids []string) {
 // no message for at least coldIdle when it gets its request (cold). The
 // two alternate (warm, cold, cold, warm), every request after a pause of
 // coldPause, so that both see the same machine and the same idle bridge.
-// The first request to each cold agent is its first message since it
-// connected (first); the later ones come after it idled (idle). It reports
+// Every agent introduces itself with a swarm handshake when it connects.
+// The first request to each cold agent is the first message the bridge
+// sends it since it connected (first); the later ones come after it idled (idle). It reports
 // the warm p50 and the first and idle p50s as ratios to it (first-x,
 // idle-x), in µs and ratios; run with -count for rounds. The agents are
 // on WebSockets (the sub-benchmark ws).
@@ -146,7 +147,16 @@ func benchCold(b *testing.B) {
 	ids := make([]string, coldAgents)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("cold-%03d", i)
-		go swarmResponderAs(dialRaw(b, base+"/ws/swarm?agent="+ids[i]), ids[i])
+		c := dialRaw(b, base+"/ws/swarm?agent="+ids[i])
+		// Each introduces itself, as a swarm agent does: a handshake with
+		// its tool.
+		hello := `{"message_id":"hello-` + ids[i] + `","message_type":"handshake_request","sender_id":"` + ids[i] + `","receiver_id":null,` +
+			`"timestamp":"2026-11-25T10:00:00Z","correlation_id":null,"priority":"normal",` +
+			`"payload":{"agent_id":"` + ids[i] + `","agent_name":"` + ids[i] + `","agent_role":"worker","tools":["build_report"],"version":"1.0.0"}}`
+		if err := c.Write(context.Background(), websocket.MessageText, []byte(hello)); err != nil {
+			b.Fatal(err)
+		}
+		go swarmResponderAs(c, ids[i])
 	}
 	go swarmResponderAs(dialRaw(b, base+"/ws/swarm?agent=warm-agent"), "warm-agent")
 	awaitListed(b, addr, append([]string{"collab-req", "warm-agent"}, ids...))
