@@ -324,7 +324,7 @@ func cpuTime() time.Duration {
 // benchmark makes, mcpCallers at a time.
 const (
 	mcpPairChunk = 200
-	mcpPairBurst = 800
+	mcpPairBurst = 200
 	mcpCallers   = 16
 )
 
