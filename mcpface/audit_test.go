@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"reflect"
 	"testing"
@@ -57,5 +58,15 @@ func TestAuditLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAudit is the audit line of one tools/call through serve's
+// handler (logjson) into io.Discard.
+func BenchmarkAudit(b *testing.B) {
+	f := &Face{log: slog.New(logjson.New(io.Discard, nil))}
+	ctx := context.Background()
+	for b.Loop() {
+		f.audit(ctx, "adder__add", "adder", outcomeSuccess, 287*time.Microsecond)
 	}
 }
