@@ -16,7 +16,7 @@ FUZZDECODE  := $(patsubst %/,%,$(sort $(dir $(shell grep -l '^func FuzzDecode' d
 
 MCPTOOLS    := tools/mcp
 
-.PHONY: all build run demo tour test bench bench-hop loadtest fuzz lint fmt tidy clean mcp-tools browser
+.PHONY: all build run demo tour test bench bench-hop bench-mcp bench-cold bench-a2a loadtest fuzz lint fmt tidy clean mcp-tools browser
 
 all: lint test
 
@@ -91,6 +91,30 @@ bench-hop:
 	$(GO) test -run '^$$' -bench 'Hop|OneWay' -benchtime 20000x -count $(BENCHCOUNT) ./e2e | tee bench-hop.out
 	$(GO) run ./internal/benchratio -hop < bench-hop.out
 
+# A2A SendMessage through the bridge's /a2a to a WebSocket agent against an
+# a2asrv server forwarding over one WebSocket to the same agent, in paired
+# rounds (issue 30: p50 at most 1.5x); each round is logged.
+bench-a2a:
+	$(GO) test -run '^$$' -bench 'A2APaired' -benchtime 10000x -count $(BENCHCOUNT) ./e2e | tee bench-a2a.out
+
+# MCP tools/call from a go-sdk client, in paired rounds (MCPROUNDS runs):
+# a plain mcp-go server, the floor (the same server forwarding each call
+# over one WebSocket to an agent) and the bridge's /mcp to that agent,
+# alternating; p50 one call at a time and throughput with 16 callers.
+MCPROUNDS ?= 8
+bench-mcp:
+	$(GO) test -run '^$$' -bench 'MCPPaired' -benchtime 4800x -count $(MCPROUNDS) ./e2e | tee bench-mcp.out
+	$(GO) run ./internal/benchratio -hop < bench-mcp.out
+
+# The cold first message, in paired rounds (COLDROUNDS runs): the bridge
+# as a serve child (heartbeat 500ms), requests to a warm agent alternating
+# with requests to 250 agents that idled two heartbeats, or that were just
+# connected, each after the same pause.
+COLDROUNDS ?= 8
+bench-cold:
+	$(GO) test -run '^$$' -bench 'ColdPaired' -benchtime 1200x -count $(COLDROUNDS) ./e2e | tee bench-cold.out
+	$(GO) run ./internal/benchratio -hop < bench-cold.out
+
 # A bounded load through a bridge on loopback (mcp-bridge bench), the
 # bridge in its own process (--spawn): 100 agents, ten requesters and ten
 # responders per dialect, first LOADPAIRS request/answer pairs as fast as
@@ -141,4 +165,4 @@ tidy:
 	$(GO) mod tidy
 
 clean:
-	rm -rf bin bench.out bench-hop.out $(MCPTOOLS)/node_modules
+	rm -rf bin bench.out bench-hop.out bench-mcp.out bench-cold.out bench-a2a.out $(MCPTOOLS)/node_modules

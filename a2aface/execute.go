@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -33,12 +35,18 @@ type call struct {
 	progress chan string              // what the agent said of its progress
 	asks     chan *canonical.Envelope // the agent's requests for input
 	answers  chan canonical.JSON      // the client's answers to them
+	watch    sync.Once                // starts the goroutine that forgets the call when it ends
 }
 
 // Execute runs a message: a new task's request to the agent, or the
 // answer to the agent's request for input of a task in input-required.
+// For a SendMessage that waits for the task's end (endOnly), the task is
+// stored only as the call ends or asks for input, in one event: every
+// event costs a2asrv deep copies of the task, and that caller sees none of
+// the steps between.
 func (x *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		quiet := endOnly(ctx)
 		id := string(ec.TaskID)
 		x.mu.Lock()
 		c := x.calls[id]
@@ -52,10 +60,10 @@ func (x *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			case c.answers <- arguments(ec.Message):
 			case <-c.pending.Done():
 			}
-			if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+			if !quiet && !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
 				return
 			}
-			x.follow(ctx, ec, c, yield)
+			x.follow(ctx, ec, c, quiet, yield)
 			return
 		}
 		if ec.StoredTask != nil {
@@ -67,7 +75,7 @@ func (x *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			yield(nil, err)
 			return
 		}
-		if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+		if !quiet && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
 			return
 		}
 		c = &call{progress: make(chan string, 16), asks: make(chan *canonical.Envelope, 1), answers: make(chan canonical.JSON, 1)}
@@ -78,11 +86,7 @@ func (x *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		x.mu.Lock()
 		x.calls[id] = c
 		x.mu.Unlock()
-		go func() { // a call waiting for input may end with no execution following it
-			<-c.pending.Done()
-			x.forget(id)
-		}()
-		x.follow(ctx, ec, c, yield)
+		x.follow(ctx, ec, c, quiet, yield)
 	}
 }
 
@@ -134,12 +138,27 @@ func (x *executor) request(ctx context.Context, ec *a2asrv.ExecutorContext) (can
 }
 
 // follow yields the call's events until its outcome, its next request for
-// input, or the end of ctx (the task was cancelled).
-func (x *executor) follow(ctx context.Context, ec *a2asrv.ExecutorContext, c *call, yield func(a2a.Event, error) bool) {
+// input, or the end of ctx (the task was cancelled). With quiet, it yields
+// no progress and puts the task in its state with one whole task.
+func (x *executor) follow(ctx context.Context, ec *a2asrv.ExecutorContext, c *call, quiet bool, yield func(a2a.Event, error) bool) {
+	ended := false
+	defer func() {
+		if ended {
+			return
+		}
+		// The call goes on with no execution following it (it asks for
+		// input, or the client left): forget it when it ends.
+		c.watch.Do(func() {
+			go func() {
+				<-c.pending.Done()
+				x.forget(string(ec.TaskID))
+			}()
+		})
+	}()
 	for {
 		select {
 		case text := <-c.progress:
-			if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, agentMessage(ec, a2a.NewTextPart(text))), nil) {
+			if !quiet && !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, agentMessage(ec, a2a.NewTextPart(text))), nil) {
 				return
 			}
 		case ask := <-c.asks:
@@ -147,11 +166,12 @@ func (x *executor) follow(ctx context.Context, ec *a2asrv.ExecutorContext, c *ca
 			if v := decode(ask.Inputs); v != nil {
 				parts = append(parts, a2a.NewDataPart(v))
 			}
-			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, agentMessage(ec, parts...)), nil)
+			yield(state(ec, a2a.TaskStateInputRequired, agentMessage(ec, parts...), quiet), nil)
 			return
 		case <-c.pending.Done():
+			ended = true
 			x.forget(string(ec.TaskID))
-			for drained := false; !drained; {
+			for drained := quiet; !drained; {
 				select {
 				case text := <-c.progress: // told before the outcome: streamed before it
 					if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, agentMessage(ec, a2a.NewTextPart(text))), nil) {
@@ -162,7 +182,7 @@ func (x *executor) follow(ctx context.Context, ec *a2asrv.ExecutorContext, c *ca
 				}
 			}
 			ans, err := c.pending.Result()
-			for _, ev := range x.outcome(ec, ans, err) {
+			for _, ev := range x.outcome(ec, ans, err, quiet) {
 				if !yield(ev, nil) {
 					return
 				}
@@ -242,43 +262,97 @@ func (c *call) ask(ctx context.Context, ask *canonical.Envelope) (canonical.JSON
 }
 
 // outcome is the events of the call's outcome: the result's artifact and
-// the task completed, or the task failed with what went wrong.
-func (x *executor) outcome(ec *a2asrv.ExecutorContext, ans canonical.Envelope, err error) []a2a.Event {
-	failed := func(msg string) []a2a.Event {
-		return []a2a.Event{a2a.NewStatusUpdateEvent(ec, a2a.TaskStateFailed, agentMessage(ec, a2a.NewTextPart(msg)))}
-	}
-	info, _ := x.f.b.Agent(x.agent)
-	who := fmt.Sprintf("agent %s (%s)", x.agent, info.Dialect)
-	switch {
-	case err != nil:
-		return failed(fmt.Sprintf("mcp-bridge could not get an answer from %s: %v", who, err))
-	case ans.Act == canonical.ActResult && ans.Outcome != canonical.OutcomeFailure:
+// the task completed, or the task failed with what went wrong; with
+// quiet, the whole task in its final state.
+func (x *executor) outcome(ec *a2asrv.ExecutorContext, ans canonical.Envelope, err error, quiet bool) []a2a.Event {
+	if err == nil && ans.Act == canonical.ActResult && ans.Outcome != canonical.OutcomeFailure {
 		result := string(ans.Result)
 		if !gjson.Valid(result) {
 			b, _ := json.Marshal(map[string]string{"text": ans.Description})
 			result = string(b)
 		}
+		parts := []*a2a.Part{a2a.NewDataPart(decode(canonical.JSON(result))), a2a.NewTextPart(result)}
+		if quiet {
+			return []a2a.Event{state(ec, a2a.TaskStateCompleted, nil, true, &a2a.Artifact{ID: a2a.NewArtifactID(), Parts: parts})}
+		}
 		return []a2a.Event{
-			a2a.NewArtifactEvent(ec, a2a.NewDataPart(decode(canonical.JSON(result))), a2a.NewTextPart(result)),
+			a2a.NewArtifactEvent(ec, parts...),
 			a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil),
 		}
+	}
+	info, _ := x.f.b.Agent(x.agent)
+	who := fmt.Sprintf("agent %s (%s)", x.agent, info.Dialect)
+	var msg string
+	switch {
+	case err != nil:
+		msg = fmt.Sprintf("mcp-bridge could not get an answer from %s: %v", who, err)
 	case ans.Act == canonical.ActNeedsInput:
-		return failed(fmt.Sprintf("%s asked for input again after the call ended: %s", who, describe(x.agent, &ans)))
+		msg = fmt.Sprintf("%s asked for input again after the call ended: %s", who, describe(x.agent, &ans))
+	default:
+		what := "reports the task failed"
+		switch ans.Act {
+		case canonical.ActRefuse:
+			what = "refused the call"
+		case canonical.ActNotUnderstood:
+			what = "did not understand the call"
+		}
+		msg = who + " " + what
+		if ans.Error != nil {
+			msg += ": " + ans.Error.Error()
+		} else if ans.Description != "" {
+			msg += ": " + ans.Description
+		}
 	}
-	what := "reports the task failed"
-	switch ans.Act {
-	case canonical.ActRefuse:
-		what = "refused the call"
-	case canonical.ActNotUnderstood:
-		what = "did not understand the call"
+	return []a2a.Event{state(ec, a2a.TaskStateFailed, agentMessage(ec, a2a.NewTextPart(msg)), quiet)}
+}
+
+// state is the event that puts the task in state s with the status
+// message msg: a status update, or, with whole, the task itself as a
+// status update would leave it (its last status message moved to the
+// history), with artifacts added.
+func state(ec *a2asrv.ExecutorContext, s a2a.TaskState, msg *a2a.Message, whole bool, artifacts ...*a2a.Artifact) a2a.Event {
+	if !whole {
+		return a2a.NewStatusUpdateEvent(ec, s, msg)
 	}
-	msg := who + " " + what
-	if ans.Error != nil {
-		msg += ": " + ans.Error.Error()
-	} else if ans.Description != "" {
-		msg += ": " + ans.Description
+	var task *a2a.Task
+	if ec.StoredTask != nil {
+		t := *ec.StoredTask
+		if t.Status.Message != nil {
+			t.History = append(slices.Clip(t.History), t.Status.Message)
+		}
+		task = &t
+	} else {
+		task = a2a.NewSubmittedTask(ec, ec.Message)
 	}
-	return failed(msg)
+	now := time.Now()
+	task.Status = a2a.TaskStatus{State: s, Message: msg, Timestamp: &now}
+	task.Artifacts = append(slices.Clip(task.Artifacts), artifacts...)
+	return task
+}
+
+// endOnly reports whether the request of ctx is a SendMessage whose
+// caller is answered only when the task ends or needs input (not one
+// answered at the first event, config.returnImmediately).
+func endOnly(ctx context.Context) bool {
+	v, _ := ctx.Value(endOnlyKey{}).(bool)
+	return v
+}
+
+// endOnlyKey is the context key of endOnly.
+type endOnlyKey struct{}
+
+// markEndOnly is the a2asrv call interceptor that tells Execute, through
+// its context, that the caller sees only the task's end (endOnly).
+type markEndOnly struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+// Before marks the context of a SendMessage that waits for the task's end.
+func (markEndOnly) Before(ctx context.Context, cc *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
+	if r, ok := req.Payload.(*a2a.SendMessageRequest); ok && cc.Method() == "SendMessage" && (r.Config == nil || !r.Config.ReturnImmediately) {
+		ctx = context.WithValue(ctx, endOnlyKey{}, true)
+	}
+	return ctx, nil, nil
 }
 
 // arguments are a message's arguments: its first data part's value when

@@ -23,7 +23,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/mcpface"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Path is where the face serves on the bridge's listener: /a2a lists the
@@ -57,6 +59,9 @@ type Options struct {
 	TaskTTL time.Duration
 	// MaxTasks bounds the tasks kept over all agents; 0: no bound.
 	MaxTasks int
+	// Metrics registers the task table's bridge_table_* series (table
+	// a2a_tasks); nil registers none.
+	Metrics prometheus.Registerer
 	// CallTimeout bounds a call (default: the bridge's request timeout).
 	CallTimeout time.Duration
 	// Version is the version the cards tell.
@@ -99,12 +104,16 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	f := &Face{b: b, opts: opts, log: opts.Logger, agents: map[string]*door{},
-		tasks: newTasks(opts.TaskTTL, opts.MaxTasks)}
+	f := &Face{b: b, opts: opts, log: opts.Logger, agents: map[string]*door{}}
 	if err := f.SetExpose(opts.Allow, opts.Deny); err != nil {
 		return nil, err
 	}
 	f.SetAuth(opts.Auth)
+	table, err := metrics.NewTable(opts.Metrics, metrics.TableA2ATasks, opts.MaxTasks, func() float64 { return float64(f.tasks.Len()) })
+	if err != nil {
+		return nil, fmt.Errorf("a2a: %w", err)
+	}
+	f.tasks = newTasks(opts.TaskTTL, opts.MaxTasks, table)
 	return f, nil
 }
 
@@ -172,6 +181,7 @@ func (f *Face) door(agent string) *door {
 	h := a2asrv.NewHandler(exec,
 		a2asrv.WithTaskStore(f.tasks.store(agent)),
 		a2asrv.WithLogger(f.log),
+		a2asrv.WithCallInterceptors(markEndOnly{}),
 	)
 	d := &door{exec: exec, jsonrpc: a2asrv.NewJSONRPCHandler(h),
 		rest: http.StripPrefix(Path+"/"+agent+RESTPath, a2asrv.NewRESTHandler(h))}

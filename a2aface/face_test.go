@@ -277,3 +277,78 @@ func TestREST(t *testing.T) {
 		t.Fatalf("the client's first request went to %s", p)
 	}
 }
+
+// TestStoredOnce: a SendMessage that waits for the task's end has it
+// stored once, in its final state (or in input-required, and once more
+// when the answer completes it), with the history a status update would
+// leave; one that asks to be answered at once (returnImmediately) gets
+// the task submitted, and GetTask finds it completed later.
+func TestStoredOnce(t *testing.T) {
+	l := serve(t, Options{})
+	l.attach("swarm", "calc", "echo", "sleep")
+	l.deployer()
+	ctx := context.Background()
+	version := func(id a2a.TaskID) int {
+		l.f.tasks.mu.Lock()
+		defer l.f.tasks.mu.Unlock()
+		if h := l.f.tasks.byID[id]; h != nil {
+			return int(h.version)
+		}
+		return 0
+	}
+	roles := func(task *a2a.Task) []a2a.MessageRole {
+		var r []a2a.MessageRole
+		for _, m := range task.History {
+			r = append(r, m.Role)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"result", func(t *testing.T) {
+			task := send(t, l.client("calc", ""), message("echo", a2a.NewTextPart("once")))
+			if task.Status.State != a2a.TaskStateCompleted || task.Status.Timestamp == nil || len(task.Artifacts) != 1 ||
+				!strings.Contains(task.Artifacts[0].Parts[1].Text(), "once") || len(task.History) != 1 {
+				t.Fatalf("task: %+v", task)
+			}
+			if v := version(task.ID); v != 1 {
+				t.Fatalf("stored %d times", v)
+			}
+		}},
+		{"input required", func(t *testing.T) {
+			c := l.client("DEPLOYER", "")
+			task := send(t, c, message("deploy", a2a.NewDataPart(map[string]any{"app": "web"})))
+			if task.Status.State != a2a.TaskStateInputRequired || version(task.ID) != 1 {
+				t.Fatalf("first: %s, version %d", task.Status.State, version(task.ID))
+			}
+			m := a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.NewDataPart(map[string]any{"region": "us"}))
+			done := send(t, c, &a2a.SendMessageRequest{Message: m})
+			want := []a2a.MessageRole{a2a.MessageRoleUser, a2a.MessageRoleUser, a2a.MessageRoleAgent}
+			if done.Status.State != a2a.TaskStateCompleted || !slices.Equal(roles(done), want) ||
+				!strings.Contains(done.History[2].Parts[0].Text(), "region") {
+				t.Fatalf("answered: %s, history %v", done.Status.State, roles(done))
+			}
+			// the answer is stored in history (1), then the final task (2)
+			if v := version(done.ID); v != 3 {
+				t.Fatalf("stored at version %d, not 3", v)
+			}
+		}},
+		{"return immediately", func(t *testing.T) {
+			c := l.client("calc", "")
+			req := message("sleep", a2a.NewDataPart(map[string]any{"ms": 300}))
+			req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
+			task := send(t, c, req)
+			if task.Status.State.Terminal() {
+				t.Fatalf("answered at once in %s", task.Status.State)
+			}
+			eventually(t, "the task completed", func() bool {
+				got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+				return err == nil && got.Status.State == a2a.TaskStateCompleted && len(got.Artifacts) == 1
+			})
+		}},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}

@@ -12,34 +12,40 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 )
 
 // tasks holds the tasks of every agent the face serves: a task that is
 // not working (finished, or waiting for input) is kept for ttl after its
 // last change, and at most max tasks (the one changed longest ago goes
-// first) when max is above 0. A working task's call ends within its time
-// limit, and the task with it.
+// first, counted in table) when max is above 0. A working task's call ends
+// within its time limit, and the task with it.
 type tasks struct {
-	ttl  time.Duration
-	max  int
-	stop chan struct{}
+	ttl   time.Duration
+	max   int
+	table *metrics.Table
+	stop  chan struct{}
 
-	mu   sync.Mutex
-	byID map[a2a.TaskID]*held
+	mu         sync.Mutex
+	byID       map[a2a.TaskID]*held
+	head, tail *held // the task changed longest ago, and the last changed
 }
 
 // held is one task as kept.
 type held struct {
+	id      a2a.TaskID
 	agent   string
 	task    []byte // its JSON: a copy no caller can change
 	version taskstore.TaskVersion
 	caller  string // who created it (callerOf)
 	working bool   // submitted or working: not forgotten for its age
 	updated time.Time
+
+	prev, next *held // in the order of their last change
 }
 
-func newTasks(ttl time.Duration, max int) *tasks {
-	t := &tasks{ttl: ttl, max: max, stop: make(chan struct{}), byID: map[a2a.TaskID]*held{}}
+func newTasks(ttl time.Duration, max int, table *metrics.Table) *tasks {
+	t := &tasks{ttl: ttl, max: max, table: table, stop: make(chan struct{}), byID: map[a2a.TaskID]*held{}}
 	go t.sweep()
 	return t
 }
@@ -54,10 +60,12 @@ func (t *tasks) sweep() {
 			return
 		case now := <-tick.C:
 			t.mu.Lock()
-			for id, h := range t.byID {
-				if !h.working && now.Sub(h.updated) > t.ttl {
-					delete(t.byID, id)
+			for h := t.head; h != nil && now.Sub(h.updated) > t.ttl; {
+				next := h.next
+				if !h.working {
+					t.remove(h)
 				}
+				h = next
 			}
 			t.mu.Unlock()
 		}
@@ -71,6 +79,38 @@ func (t *tasks) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.byID)
+}
+
+// push keeps h as the last changed; t.mu is held.
+func (t *tasks) push(h *held) {
+	h.prev, h.next = t.tail, nil
+	if t.tail != nil {
+		t.tail.next = h
+	} else {
+		t.head = h
+	}
+	t.tail = h
+}
+
+// unlink takes h out of the order; t.mu is held.
+func (t *tasks) unlink(h *held) {
+	if h.prev != nil {
+		h.prev.next = h.next
+	} else {
+		t.head = h.next
+	}
+	if h.next != nil {
+		h.next.prev = h.prev
+	} else {
+		t.tail = h.prev
+	}
+	h.prev, h.next = nil, nil
+}
+
+// remove forgets h; t.mu is held.
+func (t *tasks) remove(h *held) {
+	t.unlink(h)
+	delete(t.byID, h.id)
 }
 
 // store is agent's view of the tasks: an a2asrv task store.
@@ -98,20 +138,19 @@ func (s *agentTasks) Create(ctx context.Context, task *a2a.Task) (taskstore.Task
 	if t.max > 0 && len(t.byID) >= t.max {
 		t.dropOldest()
 	}
-	t.byID[task.ID] = &held{agent: s.agent, task: b, version: 1, caller: caller, updated: time.Now(), working: working(task)}
+	h := &held{id: task.ID, agent: s.agent, task: b, version: 1, caller: caller, updated: time.Now(), working: working(task)}
+	t.byID[task.ID] = h
+	t.push(h)
 	return 1, nil
 }
 
-// dropOldest forgets the task changed longest ago; t.mu is held.
+// dropOldest forgets the task changed longest ago, and counts it; t.mu is
+// held.
 func (t *tasks) dropOldest() {
-	var oldest a2a.TaskID
-	var when time.Time
-	for id, h := range t.byID {
-		if oldest == "" || h.updated.Before(when) {
-			oldest, when = id, h.updated
-		}
+	if t.head != nil {
+		t.remove(t.head)
+		t.table.Dropped(1)
 	}
-	delete(t.byID, oldest)
 }
 
 // Update replaces a task, if it is still at the version it was read at.
@@ -132,6 +171,8 @@ func (s *agentTasks) Update(_ context.Context, req *taskstore.UpdateRequest) (ta
 	}
 	h.task, h.updated, h.working = b, time.Now(), working(req.Task)
 	h.version++
+	t.unlink(h)
+	t.push(h)
 	return h.version, nil
 }
 

@@ -162,17 +162,23 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // toolOf returns the operation the instance's directory names the agent's
-// tool by.
+// tool by, waiting for it: a remote agent's tools may reach the directory
+// after the news that it connected.
 func (in *instance) toolOf(agent, name string) canonical.Operation {
 	in.t.Helper()
-	a, _ := in.b.Agent(agent)
-	for _, tl := range a.Tools {
-		if tl.Name == name || tl.Operation.Name == name {
-			return tl.Operation
+	deadline := time.Now().Add(wait)
+	for {
+		a, _ := in.b.Agent(agent)
+		for _, tl := range a.Tools {
+			if tl.Name == name || tl.Operation.Name == name {
+				return tl.Operation
+			}
 		}
+		if time.Now().After(deadline) {
+			in.t.Fatalf("%s lists no tool %s of %s: %+v", in.name, name, agent, a.Tools)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	in.t.Fatalf("%s lists no tool %s of %s: %+v", in.name, name, agent, a.Tools)
-	return canonical.Operation{}
 }
 
 // call sends the request through the instance's call API, as the caller,

@@ -37,7 +37,7 @@ func bind(root *spec.Value, file string) *Config {
 	c.QueuePerAgent, c.QueueTotal = q.Int("per_agent"), q.Int("total")
 
 	m := root.Get("mcp")
-	c.MCP = MCP{Enabled: m.Bool("enabled"), Stateless: m.Bool("stateless"), ToolNames: m.Str("tool_names"),
+	c.MCP = MCP{Enabled: m.Bool("enabled"), Stateless: m.Bool("stateless"), SessionIdle: m.Dur("session_idle"), ToolNames: m.Str("tool_names"),
 		Allow: m.Get("expose").Strs("allow"), Deny: m.Get("expose").Strs("deny"),
 		CallTimeout: m.Dur("call_timeout"), Sender: m.Str("sender"), Line: m.Pos().Line}
 	for _, t := range m.List("tokens") {
@@ -62,7 +62,7 @@ func bind(root *spec.Value, file string) *Config {
 
 	mem := root.Get("memory")
 	c.Memory = Memory{DedupeEntries: mem.Int("dedupe_entries"), DedupeAnswers: mem.Int("dedupe_answers"),
-		PendingRequests: mem.Int("pending_requests"), A2ATasks: mem.Int("a2a_tasks"), GOGC: mem.Int("gogc"), Limit: int64(mem.Int("limit"))}
+		PendingRequests: mem.Int("pending_requests"), A2ATasks: mem.Int("a2a_tasks"), MCPSessions: mem.Int("mcp_sessions"), GOGC: mem.Int("gogc"), Limit: int64(mem.Int("limit"))}
 	c.PProf = root.Bool("pprof")
 
 	cl := root.Get("cluster")

@@ -58,6 +58,7 @@ type Memory struct {
 	DedupeAnswers   int   // bytes of answers kept for repeated requests
 	PendingRequests int   // requests open at once
 	A2ATasks        int   // tasks the A2A face keeps
+	MCPSessions     int   // MCP sessions the MCP face keeps
 	GOGC            int   // the collector's target percentage; 0: off
 	Limit           int64 // a soft memory limit in bytes; 0: none
 }

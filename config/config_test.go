@@ -109,12 +109,12 @@ func TestParseEveryKey(t *testing.T) {
 		Mappings:       []string{"/etc/bridge/site.yaml", "/etc/shared/team.yaml", "/opt/maps/global.yaml"},
 		LogLevel:       slog.LevelDebug,
 		HTTP:           HTTP{ForgetAfter: 5 * time.Minute},
-		MCP: MCP{Enabled: true, Stateless: true, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
+		MCP: MCP{Enabled: true, Stateless: true, SessionIdle: time.Hour, ToolNames: "bare", Allow: []string{"*"}, Deny: []string{"HOOK"},
 			Tokens: []MCPToken{{Token: "t-all"}, {Token: "t-eddy", Agents: []string{"Eddy"}}}, CallTimeout: 45 * time.Second, Sender: "ide", Line: 13},
 		A2A:     A2A{Allow: []string{"*"}, Deny: []string{}, Sender: "a2a-client", TaskTTL: time.Hour},
 		UI:      UI{Enabled: &yes, Traffic: 200, FrameLimit: 8 << 10, Viewers: 4, Line: 23},
 		Cluster: Cluster{NATS: "nats://nats.internal:4222", Name: "gw-1", Listen: DefaultClusterListen, Prefix: "team-a", Credentials: "/etc/bridge/gw.creds", Heartbeat: 5 * time.Second},
-		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, A2ATasks: 10000, GOGC: 150},
+		Memory:  Memory{DedupeEntries: 100000, DedupeAnswers: 8 << 20, PendingRequests: 100000, A2ATasks: 10000, MCPSessions: 10000, GOGC: 150},
 		Limits:  Limits{Burst: 1, Connections: 100000, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute},
 		Reload:  Reload{Watch: true, Debounce: 250 * time.Millisecond},
 		Tracing: Tracing{Exporter: "none", SampleRatio: 1},
@@ -407,11 +407,11 @@ func TestUIOn(t *testing.T) {
 // TestMemoryKeys: the memory section and pprof read into the Config, 0
 // meaning none for the sizes that allow it.
 func TestMemoryKeys(t *testing.T) {
-	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, a2a_tasks: 7, gogc: 0, limit: 512MiB}\npprof: true\n"), dialects.Names())
+	c, err := Parse("m.yaml", []byte("memory: {dedupe_entries: 10, dedupe_answers: 0, pending_requests: 5, a2a_tasks: 7, mcp_sessions: 3, gogc: 0, limit: 512MiB}\npprof: true\n"), dialects.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Memory{DedupeEntries: 10, DedupeAnswers: 0, PendingRequests: 5, A2ATasks: 7, GOGC: 0, Limit: 512 << 20}
+	want := Memory{DedupeEntries: 10, DedupeAnswers: 0, PendingRequests: 5, A2ATasks: 7, MCPSessions: 3, GOGC: 0, Limit: 512 << 20}
 	if c.Memory != want || !c.PProf {
 		t.Errorf("memory %+v, pprof %v; want %+v, true", c.Memory, c.PProf, want)
 	}

@@ -46,10 +46,10 @@ func TestBadFiles(t *testing.T) {
 		{"agents type", "agents: {id: A}\n", "bad.yaml:1: agents: must be a list of agents, each a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
 		{"agent type", "agents: [A]\n", "bad.yaml:1: agents[0]: must be a mapping (id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
 		{"agent key", agent + "    tool: [x]\n", "bad.yaml:4: agents[0].tool: unknown key (want id, dialect, token, tools, subscribe, url, webhook, command, mcp, a2a, env, dir, restart_backoff)"},
-		{"mcp type", "mcp: on\n", "bad.yaml:1: mcp: must be a mapping (enabled, stateless, tool_names, expose, tokens, oauth, policies, limits, call_timeout, sender)"},
+		{"mcp type", "mcp: on\n", "bad.yaml:1: mcp: must be a mapping (enabled, stateless, session_idle, tool_names, expose, tokens, oauth, policies, limits, call_timeout, sender)"},
 		{"mcp keys", "mcp:\n  enabled: yes\n  tool_names: short\n  colour: red\n",
 			"bad.yaml:2: mcp.enabled: \"yes\" is not true or false\nbad.yaml:3: mcp.tool_names: \"short\" is not prefixed or bare\n" +
-				"bad.yaml:4: mcp.colour: unknown key (want enabled, stateless, tool_names, expose, tokens, oauth, policies, limits, call_timeout, sender)"},
+				"bad.yaml:4: mcp.colour: unknown key (want enabled, stateless, session_idle, tool_names, expose, tokens, oauth, policies, limits, call_timeout, sender)"},
 		{"mcp expose", "mcp:\n  expose:\n    allow: ['a:', '[x']\n", "bad.yaml:3: mcp.expose.allow[0]: \"a:\": an empty pattern (want AGENT or AGENT:TOOL)\n" +
 			"bad.yaml:3: mcp.expose.allow[1]: \"[x\" is not a glob pattern: syntax error in pattern"},
 		{"mcp tokens", "mcp:\n  tokens:\n    - agents: [a]\n    - token: t\n    - token: t\n",

@@ -6,6 +6,7 @@ import "time"
 type MCP struct {
 	Enabled     bool          // serve MCP (streamable HTTP) at /mcp
 	Stateless   bool          // no MCP sessions on HTTP
+	SessionIdle time.Duration // how long a session lives without a request
 	ToolNames   string        // prefixed or bare
 	Allow, Deny []string      // expose patterns: AGENT or AGENT:TOOL globs
 	Tokens      []MCPToken    // bearer tokens; required on a listener that is not loopback

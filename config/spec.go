@@ -89,6 +89,7 @@ func serveKeys() *spec.Node {
 			spec.Size("dedupe_answers", "Bytes of answers kept for requests sent again within `dedupe_window`; 0 keeps none (a repeated request whose first is answered is then refused).").Default("8MiB").Off(),
 			spec.Int("pending_requests", "Requests open at once, awaiting their answers; past it the oldest is answered *unavailable*.").AtLeast(1).Default("100000"),
 			spec.Int("a2a_tasks", "Tasks the A2A face keeps (`a2a.task_ttl`); past it the task changed longest ago is forgotten.").AtLeast(1).Default("10000"),
+			spec.Int("mcp_sessions", "MCP sessions the MCP face keeps (`mcp.session_idle`), its own and, in a cluster, those of other instances it served; past it the session used least lately ends.").AtLeast(1).Default("10000"),
 			spec.Int("gogc", "The garbage collector's target, as Go's `GOGC`: the heap grows by this percentage of the live heap before a collection; 0 turns the collector off (then only `limit` starts one). The default, one and a half times Go's, makes a third fewer collections under load for a sixth more resident memory (README, \"Under load\"). The `GOGC` environment variable, when set, wins.").Default("150"),
 			spec.Size("limit", "A soft limit on the Go runtime's memory, as Go's `GOMEMLIMIT`; 0: none. The `GOMEMLIMIT` environment variable, when set, wins.").Default("0").Off(),
 		),
@@ -106,6 +107,7 @@ func serveKeys() *spec.Node {
 		spec.Object("mcp", "The MCP face (docs/mcp.md): every reachable agent's tools as MCP tools, at `/mcp` on the listener and on stdio with `serve --mcp-stdio`.",
 			spec.Bool("enabled", "Serve MCP (streamable HTTP) at `/mcp`, and allow `serve --mcp-stdio`.").Default("true"),
 			spec.Bool("stateless", "No MCP sessions on HTTP.").Default("false"),
+			spec.Duration("session_idle", "How long an MCP session lives without a request; then it ends (404 to its next request). `memory.mcp_sessions` bounds how many are kept.").Default("1h"),
 			spec.Enum("tool_names", "How tools are named: `prefixed` (`<agent>__<tool>`) or `bare` (the tool's own name where it is unique).", "prefixed", "bare").
 				Default("prefixed"),
 			spec.Object("expose", "Which tools MCP clients see: those that match an allow pattern and no deny pattern. A pattern is `AGENT` or `AGENT:TOOL`, each a glob as Go's `path.Match` reads it.",

@@ -59,13 +59,16 @@ func collabRequest(id int, to string) []byte {
 }
 
 // swarmResponse answers a swarm request the way a swarm agent would.
-func swarmResponse(req []byte) []byte {
+func swarmResponse(req []byte) []byte { return swarmResponseFrom(req, "swarm-agent") }
+
+// swarmResponseFrom answers a swarm request as the agent named sender.
+func swarmResponseFrom(req []byte, sender string) []byte {
 	id := gjson.GetBytes(req, "message_id").String()
 	w := jsonw.New(make([]byte, 0, 300))
 	w.Open()
 	w.StringField("message_id", "r-"+id)
 	w.StringField("message_type", "response")
-	w.StringField("sender_id", "swarm-agent")
+	w.StringField("sender_id", sender)
 	w.StringField("receiver_id", gjson.GetBytes(req, "sender_id").String())
 	w.StringField("timestamp", "2026-11-21T10:00:00Z")
 	w.StringField("correlation_id", id)
@@ -201,9 +204,12 @@ func newHopClient(b *testing.B, reqURL, respURL string) *hopClient {
 // roundTrip sends a request, every one with its own id (the bridge answers
 // a repeated one from its first copy), and reads the answer; it returns the
 // time between the two.
-func (h *hopClient) roundTrip() (time.Duration, []byte, error) {
+func (h *hopClient) roundTrip() (time.Duration, []byte, error) { return h.roundTripTo("swarm-agent") }
+
+// roundTripTo is roundTrip with a request for the agent named to.
+func (h *hopClient) roundTripTo(to string) (time.Duration, []byte, error) {
 	h.next++
-	m := collabRequest(h.next, "swarm-agent")
+	m := collabRequest(h.next, to)
 	ctx := context.Background()
 	start := time.Now()
 	if err := h.a.Write(ctx, websocket.MessageText, m); err != nil {

@@ -318,3 +318,109 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
+
+// mcpPairChunk is how many calls BenchmarkMCPPaired/call makes on one side
+// before it turns to the next; mcpPairBurst how many its throughput
+// benchmark makes, mcpCallers at a time.
+const (
+	mcpPairChunk = 200
+	mcpPairBurst = 200
+	mcpCallers   = 16
+)
+
+// mcpPairOrder is the order the paired benchmarks visit the sides in, over
+// and over: plain, floor, bridge, bridge, floor, plain, so that each side
+// sees the same drift of the machine.
+var mcpPairOrder = [...]int{0, 1, 2, 2, 1, 0}
+
+// BenchmarkMCPPaired measures tools/call from a go-sdk client against three
+// sides at once, alternating between them in one run: a plain mcp-go
+// server whose tool answers at once (plain), the same server whose tool
+// forwards each call over one WebSocket to the lean agent and waits for
+// its answer (floor: what any MCP-to-WebSocket gateway pays), and the
+// bridge's /mcp to the lean agent on its WebSocket (bridge). Each side has
+// its own listener and its own client session.
+//
+// BenchmarkMCPPaired/call makes one call at a time in chunks of
+// mcpPairChunk and reports each side's p50 (µs) and the bridge's p50, p99
+// and process CPU per call as ratios to the floor's (p50-x, p99-x, cpu-x)
+// and its p50 as a ratio to the plain server's (plain-x).
+// BenchmarkMCPPaired/throughput makes bursts of mcpPairBurst calls,
+// mcpCallers at a time, and reports each side's calls/s and the bridge's
+// as a ratio to the floor's (calls-x). Run with -count for rounds: each run
+// is one round, judged on the median of the rounds.
+func BenchmarkMCPPaired(b *testing.B) {
+	gcAsServe(b)
+	starts := [3]func(*testing.B) (string, string){plainMCP, hopMCP, func(b *testing.B) (string, string) { return bridgeMCP(b, false) }}
+	var sessions [3]*mcp.ClientSession
+	var tools [3]string
+	for i, start := range starts {
+		var url string
+		url, tools[i] = start(b)
+		sessions[i] = mcpSession(b, url)
+		for j := range 50 {
+			callAdd(b, sessions[i], tools[i], j)
+		}
+	}
+	b.Run("call", func(b *testing.B) {
+		var rtts [3][]time.Duration
+		var cpu [3]time.Duration
+		cur, mark := -1, time.Duration(0)
+		for i := 0; b.Loop(); i++ {
+			side := mcpPairOrder[i/mcpPairChunk%len(mcpPairOrder)]
+			if side != cur {
+				now := processCPU()
+				if cur >= 0 {
+					cpu[cur] += now - mark
+				}
+				cur, mark = side, now
+			}
+			start := time.Now()
+			callAdd(b, sessions[side], tools[side], i)
+			rtts[side] = append(rtts[side], time.Since(start))
+		}
+		b.StopTimer()
+		cpu[cur] += processCPU() - mark
+		if len(rtts[2]) == 0 {
+			return // too few calls to reach the bridge's chunk
+		}
+		q := func(side, p int) float64 { return float64(percentile(rtts[side], p)) }
+		perCall := func(side int) float64 { return float64(cpu[side]) / float64(len(rtts[side])) }
+		b.ReportMetric(q(0, 50)/1e3, "plain-p50-µs")
+		b.ReportMetric(q(1, 50)/1e3, "floor-p50-µs")
+		b.ReportMetric(q(2, 50)/1e3, "p50-µs")
+		b.ReportMetric(q(2, 50)/q(1, 50), "p50-x")
+		b.ReportMetric(q(2, 99)/q(1, 99), "p99-x")
+		b.ReportMetric(q(2, 50)/q(0, 50), "plain-x")
+		b.ReportMetric(perCall(2)/perCall(1), "cpu-x")
+	})
+	b.Run("throughput", func(b *testing.B) {
+		var took [3]time.Duration
+		var done [3]int
+		for k := 0; done[0]+done[1]+done[2] < b.N; k++ {
+			side := mcpPairOrder[k%len(mcpPairOrder)]
+			n := min(mcpPairBurst, b.N-done[0]-done[1]-done[2])
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			start := time.Now()
+			for range mcpCallers {
+				wg.Go(func() {
+					for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+						callAdd(b, sessions[side], tools[side], int(i))
+					}
+				})
+			}
+			wg.Wait()
+			took[side] += time.Since(start)
+			done[side] += n
+		}
+		if done[2] == 0 {
+			return // too few calls to reach the bridge's burst
+		}
+		rate := func(side int) float64 { return float64(done[side]) / took[side].Seconds() }
+		b.ReportMetric(rate(0), "plain-calls/s")
+		b.ReportMetric(rate(1), "floor-calls/s")
+		b.ReportMetric(rate(2), "calls/s")
+		b.ReportMetric(rate(2)/rate(1), "calls-x")
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -149,14 +151,33 @@ func (f *Face) finished(ctx context.Context, e *entry, outcome string, d time.Du
 
 // audit writes the audit line of a tools/call of tool (agent's; "" when
 // there is no such tool).
+//
+// The line goes to the handler itself, as the message log's do
+// (bridge/msglog): Logger.Info would look up its caller's program counter,
+// which no handler of the bridge reads, and make a record with its
+// attributes on the heap, on every call; serve's handler (logjson) takes
+// the line's parts without a record.
 func (f *Face) audit(ctx context.Context, tool, agent, outcome string, d time.Duration) {
-	s := scopeOf(ctx)
-	attrs := []any{"subject", s.subjectName(), "client", clientName(ctx), "tool", tool, "agent", agent,
-		"outcome", outcome, "latency_ms", float64(d.Microseconds()) / 1000}
-	if s != nil && s.oauthClient != "" {
-		attrs = append(attrs, "oauth_client", s.oauthClient)
+	if !f.log.Enabled(ctx, slog.LevelInfo) {
+		return
 	}
-	f.log.Info("mcp: tools/call", attrs...)
+	s := scopeOf(ctx)
+	var buf [7]slog.Attr
+	attrs := append(buf[:0], slog.String("subject", s.subjectName()), slog.String("client", clientName(ctx)),
+		slog.String("tool", tool), slog.String("agent", agent), slog.String("outcome", outcome),
+		slog.Float64("latency_ms", float64(d.Microseconds())/1000))
+	if s != nil && s.oauthClient != "" {
+		attrs = append(attrs, slog.String("oauth_client", s.oauthClient))
+	}
+	const msg = "mcp: tools/call"
+	h, now := f.log.Handler(), time.Now()
+	if ln, ok := h.(*logjson.Handler); ok {
+		_ = ln.Line(now, slog.LevelInfo, msg, attrs)
+		return
+	}
+	r := slog.NewRecord(now, slog.LevelInfo, msg, 0)
+	r.AddAttrs(attrs...)
+	_ = h.Handle(ctx, r)
 }
 
 // refused writes the audit line of a tools/call mcp-go refused before the
@@ -190,7 +211,6 @@ func clientName(ctx context.Context) string {
 // object; a failure, refusal or failed result as an isError result saying
 // what went wrong and which agent.
 func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
-	who := fmt.Sprintf("agent %s (%s)", e.tool.Agent, e.tool.Dialect)
 	switch ans.Act {
 	case canonical.ActResult, canonical.ActInformCapabilities:
 		text := string(ans.Result)
@@ -204,14 +224,14 @@ func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
 		if ans.Outcome == canonical.OutcomeFailure {
 			res.IsError = true
 			if ans.Error != nil {
-				res.Content = append(res.Content, mcp.NewTextContent(fmt.Sprintf("%s reports the task failed: %s", who, ans.Error)))
+				res.Content = append(res.Content, mcp.NewTextContent(fmt.Sprintf("%s reports the task failed: %s", who(e), ans.Error)))
 			}
 			return outcomeFailure, res
 		}
 		return outcomeSuccess, res
 	case canonical.ActNeedsInput:
 		return outcomeInputs, errorResult(fmt.Sprintf("%s needs more input before it can go on, and this client cannot be asked for it: %s",
-			who, describeInputs(ans.Inputs)))
+			who(e), describeInputs(ans.Inputs)))
 	}
 	what := "failed"
 	switch ans.Act {
@@ -220,7 +240,7 @@ func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
 	case canonical.ActNotUnderstood:
 		what = "did not understand the call"
 	}
-	msg := fmt.Sprintf("%s %s", who, what)
+	msg := who(e) + " " + what
 	if ans.Error != nil {
 		msg += ": " + ans.Error.Error()
 	} else if ans.Description != "" {
@@ -228,6 +248,9 @@ func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
 	}
 	return outcomeFailure, errorResult(msg)
 }
+
+// who names the agent of e in a result: "agent jules (swarm)".
+func who(e *entry) string { return "agent " + e.tool.Agent + " (" + e.tool.Dialect + ")" }
 
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: true}

@@ -25,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	bridgemetrics "github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -45,6 +46,11 @@ type Options struct {
 	Limits   Limits
 	// Stateless turns MCP sessions off on HTTP.
 	Stateless bool
+	// Sessions bounds the MCP sessions kept (default 10,000): past it the
+	// one used least lately ends. SessionIdle ends a session no request
+	// used for that long (default an hour).
+	Sessions    int
+	SessionIdle time.Duration
 	// CallTimeout bounds a tools/call (default: the bridge's request
 	// timeout). It is also sent to the agent as the request's ttl.
 	CallTimeout time.Duration
@@ -99,6 +105,7 @@ type Face struct {
 
 	sessionTable *sessionTable // the sessions made and seen; nil when stateless
 	mcpHTTP      http.Handler  // mcp-go's streamable HTTP server
+	relay        *relay        // the answers to requests to the client, across a cluster; nil when stateless
 }
 
 // New returns the MCP face of b.
@@ -138,8 +145,14 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if opts.Stateless {
 		httpOpts = append(httpOpts, server.WithStateLess(true))
 	} else {
-		f.sessionTable = newSessionTable(f.closeLocal)
+		f.sessionTable = newSessionTable(f.closeLocal, opts.Sessions, opts.SessionIdle)
+		table, err := bridgemetrics.NewTable(opts.Metrics, bridgemetrics.TableMCPSessions, f.sessionTable.max, f.sessionTable.size)
+		if err != nil {
+			return nil, err
+		}
+		f.sessionTable.dropped = table.Dropped
 		hooks.AddAfterInitialize(f.afterInitialize)
+		hooks.AddAfterSetLevel(f.levelSet)
 		httpOpts = append(httpOpts, server.WithSessionIdManager(f.sessionTable), server.WithHTTPContextFunc(f.fromRecord))
 	}
 	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
@@ -160,7 +173,8 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	}
 	f.mcpHTTP = server.NewStreamableHTTPServer(f.srv, httpOpts...)
 	if f.sessionTable != nil {
-		f.http = f.authenticate(compat(f.sessionStreams(f.mcpHTTP)))
+		f.relay = &relay{table: f.sessionTable, mcpHTTP: f.mcpHTTP, path: Path, log: f.log, relayed: m.relayed}
+		f.http = f.authenticate(compat(f.sessionStreams(f.relay.crossing(f.mcpHTTP))))
 	} else {
 		f.http = f.authenticate(compat(f.mcpHTTP))
 	}
@@ -193,6 +207,9 @@ func (f *Face) Close() {
 	if f.stopShare != nil {
 		f.stopShare()
 		f.stopShare = nil
+		if f.relay != nil {
+			f.relay.name.Store(nil)
+		}
 	}
 	f.closed = true
 	if f.timer != nil {
@@ -328,13 +345,15 @@ func (f *Face) ShareSessions(share SessionShare) error {
 	if f.sessionTable == nil {
 		return nil
 	}
-	stop, err := share.Serve(f.sessionTable.look, f.sessionTable.ended)
+	stop, err := share.Serve(f.sessionTable.look, f.sessionTable.ended, f.sessionTable.leveled, f.relay.answerRelayed)
 	if err != nil {
 		return fmt.Errorf("mcp: share the sessions: %w", err)
 	}
 	f.sessionTable.mu.Lock()
 	f.sessionTable.share = share
 	f.sessionTable.mu.Unlock()
+	name := share.Name()
+	f.relay.name.Store(&name)
 	f.mu.Lock()
 	f.stopShare = stop
 	f.mu.Unlock()
@@ -350,6 +369,23 @@ func (f *Face) afterInitialize(ctx context.Context, _ any, req *mcp.InitializeRe
 	}
 	f.sessionTable.initialized(s.SessionID(), sessionRecord{Client: req.Params.ClientInfo,
 		Capabilities: req.Params.Capabilities, Version: res.ProtocolVersion})
+}
+
+// levelSet keeps the log level a session's client set in its record, and
+// tells the other instances of the cluster, so that the log messages sent
+// to it from any instance heed it.
+func (f *Face) levelSet(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+	s := server.ClientSessionFromContext(ctx)
+	if s == nil || s.SessionID() == "" || req == nil {
+		return
+	}
+	id, level := s.SessionID(), string(req.Params.Level)
+	f.sessionTable.leveled(id, level)
+	if share := f.sessionTable.shared(); share != nil {
+		if err := share.Level(id, level); err != nil {
+			f.log.Warn("mcp: tell the cluster a session's log level", "session", id, "error", err)
+		}
+	}
 }
 
 // fromRecord gives the session of a request that this instance did not

@@ -58,7 +58,24 @@ func (f *Face) logStatus(c bridge.Change) {
 	n := mcp.NewLoggingMessageNotification(level, "mcp-bridge", map[string]any{
 		"agent": c.Agent.ID, "dialect": c.Agent.Dialect, "status": c.Agent.Status, "previous": c.Previous, "reason": c.Reason,
 	})
+	clustered := f.relay != nil && f.relay.name.Load() != nil
 	for _, id := range f.sessions.list() {
+		// In a cluster every instance hears of the change: the one that
+		// holds the session's GET stream tells it, so that it hears once.
+		if clustered && !f.sessionTable.streaming(id) {
+			continue
+		}
+		// The level a session's client set on any instance is in its
+		// record; mcp-go knows only the one set here.
+		if f.sessionTable != nil {
+			if least := f.sessionTable.level(id); least != "" {
+				if level.ShouldSendTo(least) {
+					_ = f.srv.SendNotificationToSpecificClient(id, n.Method, map[string]any{
+						"level": n.Params.Level, "logger": n.Params.Logger, "data": n.Params.Data})
+				}
+				continue
+			}
+		}
 		// A session that set no level, or a higher one, is skipped by
 		// mcp-go; one gone meanwhile is no error worth a line.
 		_ = f.srv.SendLogMessageToSpecificClient(id, n)

@@ -14,6 +14,7 @@ type metrics struct {
 	durations   *prometheus.HistogramVec // mcp_tool_call_duration_seconds{tool}
 	listChanged prometheus.Counter       // mcp_tools_list_changed_total
 	limited     *prometheus.CounterVec   // mcp_rate_limited_total{limit}
+	relayed     prometheus.Counter       // mcp_answers_relayed_total
 }
 
 func newMetrics(r prometheus.Registerer) (*metrics, error) {
@@ -34,11 +35,14 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		limited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mcp_rate_limited_total", Help: "MCP requests refused by mcp.limits, by limit: per_client and per_tool (a tools/call), http (a request answered 429).",
 		}, []string{"limit"}),
+		relayed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcp_answers_relayed_total", Help: "Clients' answers to requests of another instance of the cluster (an elicitation's), relayed to it.",
+		}),
 	}
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.sessions, m.calls, m.durations, m.listChanged, m.limited} {
+	for _, c := range []prometheus.Collector{m.sessions, m.calls, m.durations, m.listChanged, m.limited, m.relayed} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("mcp: register metrics"), err)
 		}

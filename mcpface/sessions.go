@@ -31,18 +31,27 @@ type SessionShare interface {
 	Ask(holder, id string) (record []byte, found bool, err error)
 	// End tells every instance, this one too, that session id ended.
 	End(id string) error
-	// Serve answers the others' questions with look and gives end every
-	// session that ends, until stop.
-	Serve(look func(id string) ([]byte, bool), end func(id string)) (stop func(), err error)
+	// Level tells every instance, this one too, the log level the client
+	// of session id set.
+	Level(id, level string) error
+	// Relay hands msg to the instance to and returns its reply; found is
+	// false when there is no such instance.
+	Relay(to string, msg []byte) (reply []byte, found bool, err error)
+	// Serve, until stop, answers the others' questions with look, gives
+	// end every session that ends and level every log level told, and
+	// answers what is relayed to this instance with relay.
+	Serve(look func(id string) ([]byte, bool), end func(id string),
+		level func(id, level string), relay func(msg []byte) []byte) (stop func(), err error)
 }
 
-// The bounds of the table of sessions: past maxSessions the one used least
-// lately goes, and a session no request used for sessionIdle ends. Another
+// The default bounds of the table of sessions (Options.Sessions,
+// Options.SessionIdle): past defaultSessions the one used least lately
+// goes, and a session no request used for defaultSessionIdle ends. Another
 // instance's session is asked about again after sessionRecheck.
 const (
-	maxSessions    = 10000
-	sessionIdle    = time.Hour
-	sessionRecheck = 2 * time.Second
+	defaultSessions    = 10000
+	defaultSessionIdle = time.Hour
+	sessionRecheck     = 2 * time.Second
 )
 
 // sessionRecord is what the instance that answered a session's initialize
@@ -51,6 +60,7 @@ type sessionRecord struct {
 	Client       mcp.Implementation     `json:"client"`
 	Capabilities mcp.ClientCapabilities `json:"capabilities"`
 	Version      string                 `json:"version,omitempty"`
+	Level        mcp.LoggingLevel       `json:"level,omitempty"` // set by logging/setLevel on any instance
 }
 
 // sessionEntry is one session in the table.
@@ -66,6 +76,9 @@ type sessionEntry struct {
 // face knows, by id.
 type sessionTable struct {
 	closeLocal func(id string) // ends what mcp-go holds of a session here
+	max        int             // sessions kept at most
+	idle       time.Duration   // a session unused this long ends
+	dropped    func(n int)     // counts sessions forgotten past max
 
 	mu      sync.Mutex
 	share   SessionShare // nil: alone
@@ -77,9 +90,17 @@ type sessionTable struct {
 // streamRef is one GET stream, ended by cancel.
 type streamRef struct{ cancel context.CancelFunc }
 
-func newSessionTable(closeLocal func(id string)) *sessionTable {
-	return &sessionTable{closeLocal: closeLocal, entries: map[string]*sessionEntry{},
-		streams: map[string]map[*streamRef]bool{}}
+// newSessionTable returns a table of at most limit sessions (0: the
+// default), each ending after idle unused (0: the default).
+func newSessionTable(closeLocal func(id string), limit int, idle time.Duration) *sessionTable {
+	if limit <= 0 {
+		limit = defaultSessions
+	}
+	if idle <= 0 {
+		idle = defaultSessionIdle
+	}
+	return &sessionTable{closeLocal: closeLocal, max: limit, idle: idle, dropped: func(int) {},
+		entries: map[string]*sessionEntry{}, streams: map[string]map[*streamRef]bool{}}
 }
 
 // Generate makes a new session's id (server.SessionIdManager): random, and
@@ -162,7 +183,7 @@ func (t *sessionTable) Terminate(id string) (isNotAllowed bool, err error) {
 	}
 	if e == nil {
 		e = &sessionEntry{}
-		t.entries[id] = e
+		t.remember(id, e)
 	}
 	e.ended, e.used = true, time.Now()
 	share := t.share
@@ -187,11 +208,20 @@ func (t *sessionTable) ended(id string) {
 	}
 	if e == nil {
 		e = &sessionEntry{}
-		t.entries[id] = e
+		t.remember(id, e)
 	}
 	e.ended, e.used = true, time.Now()
 	t.mu.Unlock()
 	t.endLocally([]string{id})
+}
+
+// remember keeps e, the entry of a session id this table did not know
+// that ended, while the table has room: it spares asking the holder again,
+// and it never makes a session that is on give way. t.mu is held.
+func (t *sessionTable) remember(id string, e *sessionEntry) {
+	if len(t.entries) < t.max {
+		t.entries[id] = e
+	}
 }
 
 // endLocally ends what this instance holds of the sessions ids: their GET
@@ -203,14 +233,14 @@ func (t *sessionTable) endLocally(ids []string) {
 	}
 }
 
-// bound ends the sessions idle for sessionIdle, forgets those that ended
-// as long ago, and forgets the ones used least lately past maxSessions. It
+// bound ends the sessions idle for t.idle, forgets those that ended as
+// long ago, and forgets the ones used least lately past t.max. It
 // returns the sessions that were on, for endLocally. t.mu is held.
 func (t *sessionTable) bound(now time.Time) (gone []string) {
-	if now.Sub(t.swept) > sessionIdle/60 {
+	if now.Sub(t.swept) > t.idle/60 {
 		t.swept = now
 		for id, e := range t.entries {
-			if now.Sub(e.used) < sessionIdle {
+			if now.Sub(e.used) < t.idle {
 				continue
 			}
 			if e.ended {
@@ -221,7 +251,7 @@ func (t *sessionTable) bound(now time.Time) (gone []string) {
 			gone = append(gone, id)
 		}
 	}
-	for len(t.entries) > maxSessions {
+	for len(t.entries) > t.max {
 		oldest, at := "", now
 		for id, e := range t.entries {
 			if !e.used.After(at) {
@@ -232,8 +262,16 @@ func (t *sessionTable) bound(now time.Time) (gone []string) {
 			gone = append(gone, oldest)
 		}
 		delete(t.entries, oldest)
+		t.dropped(1)
 	}
 	return gone
+}
+
+// size is how many sessions the table holds.
+func (t *sessionTable) size() float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return float64(len(t.entries))
 }
 
 // look is this instance's record of a session it holds, for another
@@ -292,6 +330,13 @@ func (t *sessionTable) stream(id string, cancel context.CancelFunc) (done func()
 	}
 }
 
+// streaming says whether a GET stream of session id is open here.
+func (t *sessionTable) streaming(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.streams[id]) > 0
+}
+
 // cancelStreams ends the GET streams of session id open here.
 func (t *sessionTable) cancelStreams(id string) {
 	t.mu.Lock()
@@ -308,4 +353,31 @@ func (t *sessionTable) cancelStreams(id string) {
 func holderOf(id string) string {
 	_, holder, _ := strings.Cut(id, ".")
 	return holder
+}
+
+// shared is where the sessions are shared with the cluster; nil alone.
+func (t *sessionTable) shared() SessionShare {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.share
+}
+
+// leveled records the log level the client of session id set, on this
+// instance or another.
+func (t *sessionTable) leveled(id, level string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil && !e.ended {
+		e.rec.Level = mcp.LoggingLevel(level)
+	}
+}
+
+// level is the log level the client of session id set, "" if none.
+func (t *sessionTable) level(id string) mcp.LoggingLevel {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.entries[id]; e != nil && !e.ended {
+		return e.rec.Level
+	}
+	return ""
 }

@@ -170,6 +170,7 @@ var restartOnly = []struct {
 	}},
 	{"a2a", func(n, c *config.Config) { n.A2A = c.A2A }},
 	{"memory.a2a_tasks", func(n, c *config.Config) { n.Memory.A2ATasks = c.Memory.A2ATasks }},
+	{"memory.mcp_sessions", func(n, c *config.Config) { n.Memory.MCPSessions = c.Memory.MCPSessions }},
 	{"tls (on or off)", func(n, c *config.Config) {
 		if n.TLS.Enabled() != c.TLS.Enabled() || (n.TLS.ClientCA == "") != (c.TLS.ClientCA == "") {
 			n.TLS = c.TLS

@@ -156,7 +156,7 @@ func New(cfg *config.Config, extra []string, log *slog.Logger, opts ...Option) (
 		s.mux.Handle("GET "+mcpface.MetadataPath+mcpface.Path, s.face.MetadataHandler())
 	}
 	if cfg.A2AOn() {
-		if s.a2a, err = a2aface.New(b, s.a2aOptions(cfg)); err != nil {
+		if s.a2a, err = a2aface.New(b, s.a2aOptions(cfg, metrics)); err != nil {
 			return nil, err
 		}
 		s.mux.Handle(a2aface.Path, s.a2a.Handler())
@@ -465,6 +465,7 @@ func (s *Server) faceOptions(cfg *config.Config, metrics prometheus.Registerer) 
 	c := cfg.MCP
 	a := s.mcpAuth(cfg)
 	return mcpface.Options{ToolNames: c.ToolNames, Allow: c.Allow, Deny: c.Deny, Stateless: c.Stateless,
+		Sessions: cfg.Memory.MCPSessions, SessionIdle: c.SessionIdle,
 		CallTimeout: c.CallTimeout, Sender: c.Sender, Version: Version(), Logger: s.log, Metrics: metrics,
 		Tokens: a.Tokens, Verify: a.Verify, Required: a.Required, OAuth: a.OAuth, Policies: a.Policies, Limits: a.Limits}
 }

@@ -12,6 +12,8 @@ const (
 	TableDedupeAnswers = "dedupe_answers"   // bytes of answers kept for repeated requests
 	TablePending       = "pending_requests" // requests open at once
 	TableQueue         = "queue"            // messages queued for all agents
+	TableA2ATasks      = "a2a_tasks"        // tasks the A2A face keeps
+	TableMCPSessions   = "mcp_sessions"     // sessions the MCP face knows
 )
 
 // Table is the metrics of one bounded table: bridge_table_limit{table},
@@ -30,6 +32,12 @@ func (t *Table) Dropped(n int) { t.dropped.Add(float64(n)) }
 // Table returns the metrics of the bounded table name, whose bound is
 // limit and whose size, read when scraped, size tells.
 func (m *Metrics) Table(name string, limit int, size func() float64) (*Table, error) {
+	return NewTable(m.reg, name, limit, size)
+}
+
+// NewTable returns the metrics of the bounded table name, as Table does,
+// registered with r (nil: nowhere), for a table kept outside the core.
+func NewTable(r prometheus.Registerer, name string, limit int, size func() float64) (*Table, error) {
 	labels := prometheus.Labels{"table": name}
 	limitGauge := prometheus.NewGauge(prometheus.GaugeOpts{Name: "bridge_table_limit", ConstLabels: labels,
 		Help: "The bound of a table the bridge keeps (config memory: and queue:), in its entries or bytes."})
@@ -38,11 +46,11 @@ func (m *Metrics) Table(name string, limit int, size func() float64) (*Table, er
 		Help: "How much a table the bridge keeps holds, in its entries or bytes."}, size)
 	t := &Table{dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "bridge_table_dropped_total", ConstLabels: labels,
 		Help: "Entries that went past a table's bound: the oldest dropped, or for the queue the newest refused."})}
-	if m.reg == nil {
+	if r == nil {
 		return t, nil
 	}
 	for _, c := range []prometheus.Collector{limitGauge, sizeGauge, t.dropped} {
-		if err := m.reg.Register(c); err != nil {
+		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register table metrics"), err)
 		}
 	}

@@ -94,8 +94,14 @@ func reportHop(in io.Reader, w io.Writer) int {
 	if reportOneWayPaired(ms["OneWayPaired"], w) {
 		code = 0
 	}
+	if reportMCPPaired(ms["MCPPaired"], w) {
+		code = 0
+	}
+	if reportColdPaired(ms["ColdPaired"], w) {
+		code = 0
+	}
 	if code != 0 {
-		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired or BenchmarkOneWayPaired results in the input")
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired, BenchmarkOneWayPaired, BenchmarkMCPPaired or BenchmarkColdPaired results in the input")
 	}
 	return code
 }
@@ -142,6 +148,50 @@ func reportPaired(modes map[string]map[string]float64, w io.Writer) bool {
 		u := modes[m]
 		fmt.Fprintf(w, "  %-22s p50 %5.2fx the bare hop (%s against %s µs), p99 %5.2fx, CPU %5.2fx\n", m, u["p50-x"],
 			strconv.FormatFloat(u["p50-µs"], 'f', -1, 64), strconv.FormatFloat(u["bare-p50-µs"], 'f', -1, 64), u["p99-x"], u["cpu-x"])
+	}
+	return true
+}
+
+// reportMCPPaired prints BenchmarkMCPPaired's figures: the bridge's
+// tools/call p50, p99 and CPU per call as ratios to the floor's (a plain
+// MCP server forwarding over one WebSocket) and its p50 to the plain
+// server's, and its throughput as a ratio to the floor's (medians over
+// -count of each run's ratio). It reports whether there were any.
+func reportMCPPaired(subs map[string]map[string]float64, w io.Writer) bool {
+	call, tput := subs["call"], subs["throughput"]
+	if call == nil && tput == nil {
+		return false
+	}
+	fmt.Fprintln(w, "MCP tools/call, paired (a plain server, the floor and the bridge alternating in one benchmark):")
+	if call != nil {
+		fmt.Fprintf(w, "  p50 %5.2fx the floor (%s against %s µs; plain %s µs, %5.2fx), p99 %5.2fx, CPU %5.2fx\n", call["p50-x"],
+			strconv.FormatFloat(call["p50-µs"], 'f', 1, 64), strconv.FormatFloat(call["floor-p50-µs"], 'f', 1, 64),
+			strconv.FormatFloat(call["plain-p50-µs"], 'f', 1, 64), call["plain-x"], call["p99-x"], call["cpu-x"])
+	}
+	if tput != nil {
+		fmt.Fprintf(w, "  throughput %5.2fx the floor's (%s against %s calls/s; plain %s)\n", tput["calls-x"],
+			strconv.FormatFloat(tput["calls/s"], 'f', 0, 64), strconv.FormatFloat(tput["floor-calls/s"], 'f', 0, 64),
+			strconv.FormatFloat(tput["plain-calls/s"], 'f', 0, 64))
+	}
+	return true
+}
+
+// reportColdPaired prints BenchmarkColdPaired's figures: the p50 of a
+// request to an agent that idled, and of the first one after it
+// connected, as ratios to the p50 of requests to a warm agent alternating
+// with them (medians over -count of each run's ratio). It reports whether
+// there were any.
+func reportColdPaired(modes map[string]map[string]float64, w io.Writer) bool {
+	names := pairedModes(modes, "idle-x")
+	if len(names) == 0 {
+		return false
+	}
+	fmt.Fprintln(w, "cold first message, paired (requests to a warm agent and to idle ones alternating):")
+	for _, m := range names {
+		u := modes[m]
+		fmt.Fprintf(w, "  %-6s after idling %5.2fx the warm p50 (%s against %s µs), p90 %5.2fx; first after connecting %5.2fx (%s µs)\n", m,
+			u["idle-x"], strconv.FormatFloat(u["idle-p50-µs"], 'f', 1, 64), strconv.FormatFloat(u["warm-p50-µs"], 'f', 1, 64),
+			u["idle-p90-x"], u["first-x"], strconv.FormatFloat(u["first-p50-µs"], 'f', 1, 64))
 	}
 	return true
 }

@@ -3,7 +3,9 @@
 // in the same run (BenchmarkBaselineMap/<source dialect>). A benchmark run
 // several times (-count) counts by its median. With -min it exits 1 when a
 // pair is slower than that ratio. With -hop it reads `make bench-hop`'s
-// output and prints each mode's figures as ratios to the bare hop.
+// output and prints each mode's figures as ratios to the bare hop, and the
+// paired MCP and cold-message benchmarks' ratios (`make bench-mcp`, `make
+// bench-cold`).
 package main
 
 import (
@@ -20,7 +22,7 @@ func main() {
 	min := flag.Float64("min", 0, "fail when a translation is less than this many times faster than the baseline")
 	gate := flag.String("gate", "", "apply -min only to benchmarks whose name starts with this (a message variant)")
 	maxRewrite := flag.Float64("max-rewrite", 0, "fail when BenchmarkRewrites/five costs more than this many times BenchmarkRewrites/none")
-	hop := flag.Bool("hop", false, "read `make bench-hop` output instead: each mode's round trip and one-way throughput as a ratio to the bare hop")
+	hop := flag.Bool("hop", false, "read `make bench-hop`, `make bench-mcp` or `make bench-cold` output instead: each mode's round trip and one-way throughput as a ratio to the bare hop, the MCP face's to the floor, a cold message's to a warm one")
 	flag.Parse()
 	if *hop {
 		os.Exit(reportHop(os.Stdin, os.Stdout))

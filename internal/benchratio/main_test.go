@@ -122,4 +122,24 @@ PASS`
 	if code := reportHop(strings.NewReader("BenchmarkOneWayPaired/bridge-2 1 5 ns/op 30 msgs/s 0.6 msgs-x 50 bare-msgs/s\n"), &out); code != 0 || !strings.Contains(out.String(), "0.60x the bare hop (30 against 50 msgs/s)") {
 		t.Errorf("one-way paired alone: exit %d, %s", code, out.String())
 	}
+	out.Reset()
+	mcpIn := `BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.2 cpu-x 240 floor-p50-µs 1.25 p50-x 300 p50-µs 1.4 p99-x 200 plain-p50-µs 1.5 plain-x
+BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.1 cpu-x 200 floor-p50-µs 1.15 p50-x 230 p50-µs 1.2 p99-x 150 plain-p50-µs 1.53 plain-x
+BenchmarkMCPPaired/call-2 4800 319054 ns/op 1.3 cpu-x 180 floor-p50-µs 1.35 p50-x 243 p50-µs 1.3 p99-x 140 plain-p50-µs 1.74 plain-x
+BenchmarkMCPPaired/throughput-2 4800 141693 ns/op 0.77 calls-x 6151 calls/s 7978 floor-calls/s 7291 plain-calls/s
+`
+	if code := reportHop(strings.NewReader(mcpIn), &out); code != 0 ||
+		!strings.Contains(out.String(), "p50  1.25x the floor (243.0 against 200.0 µs; plain 150.0 µs,  1.53x), p99  1.30x, CPU  1.20x") ||
+		!strings.Contains(out.String(), "throughput  0.77x the floor's (6151 against 7978 calls/s; plain 7291)") {
+		t.Errorf("MCP paired: exit %d, %s", code, out.String())
+	}
+	out.Reset()
+	coldIn := `BenchmarkColdPaired/ws-2 1200 3013629 ns/op 613.6 first-p50-µs 1.416 first-x 412.5 idle-p50-µs 0.9858 idle-p90-x 0.9520 idle-x 433.3 warm-p50-µs
+BenchmarkColdPaired/ws-2 1200 2827145 ns/op 449.1 first-p50-µs 1.176 first-x 424.0 idle-p50-µs 1.215 idle-p90-x 1.110 idle-x 382.0 warm-p50-µs
+BenchmarkColdPaired/ws-2 1200 2827145 ns/op 500 first-p50-µs 1.2 first-x 420 idle-p50-µs 1.1 idle-p90-x 1.05 idle-x 400 warm-p50-µs
+`
+	if code := reportHop(strings.NewReader(coldIn), &out); code != 0 ||
+		!strings.Contains(out.String(), "ws     after idling  1.05x the warm p50 (420.0 against 400.0 µs), p90  1.10x; first after connecting  1.20x (500.0 µs)") {
+		t.Errorf("cold paired: exit %d, %s", code, out.String())
+	}
 }

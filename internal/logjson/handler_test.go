@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 )
@@ -86,6 +87,9 @@ func TestSameAsLibrary(t *testing.T) {
 		{name: "zone", t: when.In(time.FixedZone("x", -3*3600-30*60)), msg: "m"},
 		{name: "empty key", t: when, msg: "m", attrs: []slog.Attr{slog.String("", ""), slog.String("", "v")}},
 		{name: "float", t: when, msg: "m", attrs: []slog.Attr{slog.Float64("f", 0.1)}},
+		{name: "floats", t: when, msg: "m", attrs: []slog.Attr{slog.Float64("zero", 0), slog.Float64("neg", -0.287), slog.Float64("small", 1e-7),
+			slog.Float64("edge", 1e-6), slog.Float64("big", 1e21), slog.Float64("below", 999999999999999999999), slog.Float64("exp", -2.5e-300)}},
+		{name: "non-finite floats", t: when, msg: "m", attrs: []slog.Attr{slog.Float64("nan", math.NaN()), slog.Float64("inf", math.Inf(1))}},
 		{name: "any", t: when, msg: "m", attrs: []slog.Attr{slog.Any("err", errors.New("boom")), slog.Any("list", []int{1, 2})}},
 		{name: "group attr", t: when, msg: "m", attrs: []slog.Attr{slog.Group("g", slog.String("k", "v"))}},
 		{name: "empty group attr", t: when, msg: "m", attrs: []slog.Attr{slog.Group("g"), slog.String("k", "v")}},
@@ -146,10 +150,13 @@ func TestLevel(t *testing.T) {
 
 // FuzzHandler holds the fast path to the library's bytes.
 func FuzzHandler(f *testing.F) {
-	f.Add("received", "sender", "collab-1", "dialect", "collab", int64(1016), uint64(7), true, 0, int64(1795786205123456789), false, false)
-	f.Add("a\u2028", "k\"", "\xff\x01", "", "\u2029", int64(-1), uint64(0), false, 4, int64(0), true, false)
-	f.Add("m", "k", "v", "w", "x", int64(0), uint64(1<<63), false, -4, int64(-62135596800000000), false, true)
-	f.Fuzz(func(t *testing.T, msg, k1, v1, k2, v2 string, n int64, u uint64, b bool, level int, nsec int64, group, anyAttr bool) {
+	f.Add("received", "sender", "collab-1", "dialect", "collab", int64(1016), uint64(7), true, 0, int64(1795786205123456789), false, false, 0.287)
+	f.Add("a\u2028", "k\"", "\xff\x01", "", "\u2029", int64(-1), uint64(0), false, 4, int64(0), true, false, 1e-7)
+	f.Add("m", "k", "v", "w", "x", int64(0), uint64(1<<63), false, -4, int64(-62135596800000000), false, true, -1e21)
+	f.Add("m", "k", "v", "w", "x", int64(0), uint64(1), false, 0, int64(0), false, false, math.NaN())
+	f.Add("m", "k", "v", "w", "x", int64(0), uint64(1), false, 0, int64(0), false, false, math.Inf(-1))
+	f.Add("m", "k", "v", "w", "x", int64(0), uint64(1), false, 0, int64(0), false, false, 123456789012345678901234.5)
+	f.Fuzz(func(t *testing.T, msg, k1, v1, k2, v2 string, n int64, u uint64, b bool, level int, nsec int64, group, anyAttr bool, fl float64) {
 		p := newPair(nil)
 		g := ""
 		if group {
@@ -161,7 +168,8 @@ func FuzzHandler(f *testing.F) {
 			at = time.Unix(0, nsec).UTC()
 		}
 		r := slog.NewRecord(at, slog.Level(level), msg, 0)
-		r.AddAttrs(slog.String(k1, v1), slog.Int64("n", n), slog.Uint64("u", u), slog.Bool("b", b), slog.Duration("d", time.Duration(n)))
+		r.AddAttrs(slog.String(k1, v1), slog.Int64("n", n), slog.Uint64("u", u), slog.Bool("b", b), slog.Duration("d", time.Duration(n)),
+			slog.Float64("f", fl))
 		if anyAttr {
 			r.AddAttrs(slog.Any("x", []string{v1}))
 		}
