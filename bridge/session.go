@@ -406,10 +406,10 @@ func (s *Session) dialectOf(frame []byte) (dialects.Codec, *canonical.Error) {
 
 // claim checks that env's sender, a canonical id, is the session's agent,
 // binding an unbound session to it. A message without a sender speaks for
-// the bound agent, or for the agent the connection proved it is; a capability declaration without one (fuse's
-// declaration document) needs the session bound, since it declares its
-// sender. proven is the agent id the message proved it speaks for, "" if
-// none.
+// the bound agent, or for the agent the connection proved it is; a
+// capability declaration without one (fuse's declaration document) needs
+// the session bound, since it declares its sender. proven is the agent id
+// the message proved it speaks for, "" if none.
 func (s *Session) claim(env *canonical.Envelope, proven string) *canonical.Error {
 	s.mu.Lock()
 	a, dialect := s.agent, s.dialect
