@@ -33,7 +33,11 @@ func Markdown(suites map[string]*Suite) string {
 		musts+shoulds, musts, shoulds, open)
 	for _, d := range Dialects(suites) {
 		s := suites[d]
-		fmt.Fprintf(&b, "\n### %s\n\nSpec: [`%s`](../../shared/%s). ", d, s.Spec, s.Spec)
+		if strings.HasSuffix(s.Spec, ".md") {
+			fmt.Fprintf(&b, "\n### %s\n\nSpec: [`%s`](../../shared/%s). ", d, s.Spec, s.Spec)
+		} else {
+			fmt.Fprintf(&b, "\n### %s\n\nSpec: %s. ", d, s.Spec) // not a file of the shared specs
+		}
 		fmt.Fprintf(&b, "A reply quotes %s in %s.", orList(s.Correlation.Request), orList(s.Correlation.Reply))
 		if !s.Introduces() {
 			fmt.Fprintf(&b, " Its agents do not introduce themselves: give `--op`.")

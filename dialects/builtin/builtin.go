@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/mappings"
 
 	// The built-in dialects.
+	_ "github.com/mcp-bridge/mcp-bridge/dialects/a2a"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/bluelabel"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/collab"
 	_ "github.com/mcp-bridge/mcp-bridge/dialects/elizaacl"
