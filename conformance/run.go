@@ -30,6 +30,9 @@ type Options struct {
 	// Level is the lowest level run: Should (the default) runs every
 	// requirement, Must only the MUSTs.
 	Level Level
+	// Strict makes a failed SHOULD a failure (FAIL, and the run fails) as
+	// a failed MUST is, rather than a warning.
+	Strict bool
 	// Only narrows the run to these requirement ids; Skip leaves these out.
 	Only, Skip []string
 	// Timeout bounds the wait for each answer (default 5s).
@@ -240,7 +243,7 @@ func (r *runner) writtenID(id string) (string, error) {
 // those that run anyway (Always); the Frames ones last.
 func (r *runner) run(selected []Requirement) (Report, error) {
 	start := time.Now()
-	rep := Report{Dialect: r.suite.Dialect, Spec: r.suite.Spec, Target: r.target.String(), Suite: r.suiteID, Started: start}
+	rep := Report{Dialect: r.suite.Dialect, Spec: r.suite.Spec, Target: r.target.String(), Suite: r.suiteID, Started: start, Strict: r.o.Strict}
 	finish := func(err error) (Report, error) {
 		if r.w != nil {
 			_ = r.w.conn.Close()
@@ -301,7 +304,7 @@ func (r *runner) run(selected []Requirement) (Report, error) {
 	}
 	for _, req := range frames {
 		r.o.Progress.Started(req)
-		res := resultFor(req, r.judgeFrames(req), 0)
+		res := r.result(req, r.judgeFrames(req), 0)
 		rep.Results = append(rep.Results, res)
 		r.o.Progress.Finished(res)
 	}
@@ -345,15 +348,18 @@ func (r *runner) runOne(req Requirement) Result {
 	if stop := r.in.stoppedBy(); stop != nil && o.status != Pass {
 		o = outcome{status: Skip, detail: "not finished: " + stop.Error()}
 	}
-	return resultFor(req, o, time.Since(start))
+	return r.result(req, o, time.Since(start))
 }
 
-// resultFor makes the result of req from its outcome.
-func resultFor(req Requirement, o outcome, took time.Duration) Result {
+// result makes the result of req from its outcome: a failure is FAIL for
+// a MUST, and for a SHOULD in a strict run; else warn.
+func (r *runner) result(req Requirement, o outcome, took time.Duration) Result {
 	res := resultOf(req)
-	switch o.status {
-	case Pass, Skip:
+	switch {
+	case o.status == Pass || o.status == Skip:
 		res.Status = o.status
+	case r.o.Strict:
+		res.Status = Fail
 	default:
 		res.Status = failed(req.Level)
 	}

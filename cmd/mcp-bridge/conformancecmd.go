@@ -14,14 +14,14 @@ import (
 )
 
 const conformanceSynopsis = `--dialect D (--command "CMD ARGS" | --url ws://HOST:PORT/PATH | --listen ADDR)
-    [--agent ID] [--op NAME --args JSON] [--level must|should] [--only ID,...] [--skip ID,...]
+    [--agent ID] [--op NAME --args JSON] [--level must|should] [--strict] [--only ID,...] [--skip ID,...]
     [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]
        mcp-bridge conformance schema`
 
 // runConformance runs the conformance suite of a dialect against an agent
 // (package conformance) and prints a line per requirement and a summary.
-// It exits 0 when every MUST passed (or, with --expected-failures, exactly
-// the listed requirements failed), 1 when not, and 2 when the agent could
+// It exits 0 when every MUST passed (with --strict, every SHOULD too; with
+// --expected-failures, exactly the listed requirements failed), 1 when not, and 2 when the agent could
 // not be started or reached or the command line is wrong. `conformance
 // schema` prints the JSON Schema of requirement files instead.
 func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -42,6 +42,7 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	op := fs.String("op", "", "the operation to call instead of the declared ones (fuse: capability/action)")
 	opArgs := fs.String("args", "", "the JSON arguments of --op (default {})")
 	level := fs.String("level", "should", "the lowest level run: must (only the MUSTs) or should (all)")
+	strict := fs.Bool("strict", false, "a SHOULD that fails fails the run (exit 1), as a MUST does")
 	only := fs.String("only", "", "run only these requirements (comma-separated ids)")
 	skip := fs.String("skip", "", "leave out these requirements (comma-separated ids)")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "how long to wait for each answer")
@@ -68,7 +69,7 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError("--timeout must be positive, got %s", *timeout)
 	}
 	o := conformance.Options{
-		Dialect: *dialect, Agent: *agentID, Operation: *op, Arguments: *opArgs, Timeout: *timeout,
+		Dialect: *dialect, Agent: *agentID, Operation: *op, Arguments: *opArgs, Timeout: *timeout, Strict: *strict,
 		Only: splitIDs(*only), Skip: splitIDs(*skip),
 		Progress: conformance.TextProgress(stdout),
 	}
