@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	a2adialect "github.com/mcp-bridge/mcp-bridge/dialects/a2a"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/tidwall/gjson"
 )
 
 // Options configure a run. The zero value of each field but Dialect takes
@@ -122,7 +125,7 @@ func (silent) Note(string)         {}
 // agent that is lost is started or reached again for the next requirement.
 func Run(ctx context.Context, target Target, o Options) (Report, error) {
 	o = o.withDefaults()
-	suite, err := SuiteFor(o.Dialect)
+	suite, err := SuiteOver(o.Dialect, target)
 	if err != nil {
 		return Report{}, err
 	}
@@ -170,6 +173,11 @@ type runner struct {
 	openedOnce            bool
 	// sent are the values replies may quote of every message sent.
 	sent map[string]bool
+	// card is the agent card of an A2A agent over HTTP (nil for others);
+	// lastTask the id of the last task it answered with in the requirement
+	// running.
+	card     []byte
+	lastTask string
 }
 
 // operation is one operation to call, with its arguments.
@@ -215,7 +223,7 @@ func newRunner(ctx context.Context, target Target, o Options, suite *Suite, code
 		r.ops = []operation{{op: op, args: args}}
 	} else if o.Arguments != "" {
 		return nil, errors.New("conformance: --args needs --op")
-	} else if !suite.Introduces() {
+	} else if _, carded := target.(*a2aTarget); !suite.Introduces() && !carded {
 		return nil, fmt.Errorf("conformance: %s agents do not declare their operations: give --op (and --args)", suite.Dialect)
 	}
 	return r, nil
@@ -336,6 +344,7 @@ func anyFailed(results []Result, level Level) bool {
 func (r *runner) runOne(req Requirement) Result {
 	start := time.Now()
 	r.in.setCurrent(req.ID)
+	r.lastTask = ""
 	o := r.ready()
 	if o.status == "" {
 		switch req.Scenario {
@@ -408,6 +417,12 @@ func (r *runner) connect(wait time.Duration) error {
 	}
 	r.w = startWire(conn, r.in)
 	r.opening = nil
+	if c, ok := conn.(*a2aConn); ok {
+		r.card = c.Card()
+		if r.o.Operation == "" {
+			r.learnSkills()
+		}
+	}
 	start := time.Now()
 	grace := r.o.Quiet
 	if r.suite.Introduces() {
@@ -488,6 +503,9 @@ func (r *runner) take(m *inbound) *inbound {
 	if r.agentID == "" && env.Sender.ID != "" {
 		r.agentID = env.Sender.ID
 	}
+	if r.card != nil {
+		r.noteTask(m.Data)
+	}
 	if env.Capabilities != nil && r.o.Operation == "" && (env.Act == canonical.ActInformCapabilities || env.Act == canonical.ActQueryCapabilities) {
 		r.learn(env.Capabilities)
 	}
@@ -537,4 +555,57 @@ func (r *runner) agent() string {
 func (r *runner) newID() string {
 	r.seq++
 	return fmt.Sprintf("conf-%d-%s", r.seq, r.token)
+}
+
+// SuiteOver returns the suite a run of dialect against target uses: the
+// a2a dialect's requirements over HTTP for an A2A agent at an http(s) URL
+// (A2A), else the dialect's own (SuiteFor).
+func SuiteOver(dialect string, target Target) (*Suite, error) {
+	if _, ok := target.(*a2aTarget); !ok {
+		return SuiteFor(dialect)
+	}
+	if dialect != a2adialect.Name {
+		return nil, fmt.Errorf("conformance: an agent at an http(s) URL is an A2A agent over HTTP: give --dialect a2a, not %s (the agents of other dialects are reached over WebSocket, ws://, or stdio)", dialect)
+	}
+	return A2AHTTPSuite()
+}
+
+// a2aHTTPSuite loads the a2a dialect's requirements over HTTP once.
+var a2aHTTPSuite = sync.OnceValues(func() (*Suite, error) {
+	s, err := parseSuite("a2a/conformance_http.yaml", a2adialect.HTTPRequirements)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: the requirements of a2a over HTTP: %w", err)
+	}
+	return s, nil
+})
+
+// A2AHTTPSuite returns the requirements of A2A agents over HTTP
+// (dialects/a2a/conformance_http.yaml): the agent card, JSON-RPC over
+// HTTP POST, streaming over server-sent events, tasks.
+func A2AHTTPSuite() (*Suite, error) { return a2aHTTPSuite() }
+
+// learnSkills takes the operations to call from the skills of the agent's
+// card, with arguments {}.
+func (r *runner) learnSkills() {
+	r.ops = nil
+	for _, s := range gjson.GetBytes(r.card, "skills").Array() {
+		if id := s.Get("id").String(); id != "" {
+			r.ops = append(r.ops, operation{op: canonical.Operation{Name: id}, args: "{}"})
+		}
+	}
+}
+
+// noteTask remembers the id of the task an A2A answer names: a
+// SendMessage's task or status update, or a GetTask's or CancelTask's task.
+func (r *runner) noteTask(frame []byte) {
+	root := gjson.ParseBytes(frame)
+	for _, p := range []string{"result.task.id", "result.statusUpdate.taskId", "result.artifactUpdate.taskId"} {
+		if v := root.Get(p); v.Type == gjson.String && v.Str != "" {
+			r.lastTask = v.Str
+			return
+		}
+	}
+	if v := root.Get("result.id"); v.Type == gjson.String && v.Str != "" && root.Get("result.status").Exists() {
+		r.lastTask = v.Str
+	}
 }
