@@ -14,6 +14,7 @@ import (
 )
 
 const conformanceSynopsis = `--dialect D (--command "CMD ARGS" | --url ws://HOST:PORT/PATH | --listen ADDR)
+       mcp-bridge conformance --dialect a2a --url http://HOST:PORT[/.well-known/agent-card.json]
     [--agent ID] [--op NAME --args JSON] [--level must|should] [--strict] [--only ID,...] [--skip ID,...]
     [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]
        mcp-bridge conformance schema`
@@ -36,7 +37,7 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	dialect := fs.String("dialect", "", "the dialect the agent speaks (required)")
 	command := fs.String("command", "", "start the agent with this command line (run by sh -c), speaking newline-delimited JSON on stdin/stdout")
-	url := fs.String("url", "", "dial the agent's WebSocket server at this URL")
+	url := fs.String("url", "", "dial the agent's WebSocket server at this ws:// URL; or, with --dialect a2a, reach an A2A agent over HTTP at its card's http(s):// URL or base URL")
 	listen := fs.String("listen", "", "wait for the agent to connect to a WebSocket server on this address (any path)")
 	agentID := fs.String("agent", "", "the agent's id (default: the sender of its introduction)")
 	op := fs.String("op", "", "the operation to call instead of the declared ones (fuse: capability/action)")
@@ -81,7 +82,11 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return usageError("--level must be must or should, got %q", *level)
 	}
-	suite, err := conformance.SuiteFor(*dialect)
+	var target conformance.Target
+	if *url != "" && conformance.IsHTTP(*url) {
+		target = conformance.A2A(*url)
+	}
+	suite, err := conformance.SuiteOver(*dialect, target)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -93,13 +98,13 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if want, err = conformance.ReadExpectedFailures(*expected); err != nil {
 			return usageError("--expected-failures: %v", err)
 		}
-		if err := conformance.CheckIDs(*dialect, want); err != nil {
+		if _, err := suite.Select(conformance.Should, want, nil); err != nil {
 			return usageError("--expected-failures %s: %v", *expected, err)
 		}
 	}
 
-	var target conformance.Target
 	switch {
+	case target != nil:
 	case *command != "":
 		target = conformance.Command(*command)
 	case *url != "":
