@@ -59,6 +59,17 @@ func (r *runner) check(c Check, f *inbound, m *message) outcome {
 		}
 		return outcome{}
 	}
+	if c.ItemsHave != "" {
+		if !v.IsArray() {
+			return bad("must be an array whose elements have %s; it is %s", c.ItemsHave, text(v))
+		}
+		for i, item := range v.Array() {
+			if !item.Get(gjson.Escape(c.ItemsHave)).Exists() {
+				return bad("every element must have %s; element %d does not", c.ItemsHave, i)
+			}
+		}
+		return outcome{}
+	}
 	if c.Matches != "" {
 		return r.matches(c.Matches, v, bad)
 	}
@@ -101,7 +112,7 @@ func (r *runner) check(c Check, f *inbound, m *message) outcome {
 }
 
 // matches checks that v is a string matching the regular expression re,
-// or a non-empty array of them; bad makes the failure.
+// or an array of them (an empty one holds); bad makes the failure.
 func (r *runner) matches(re string, v gjson.Result, bad func(string, ...any) outcome) outcome {
 	rx, err := regexp.Compile(re)
 	if err != nil {
@@ -109,9 +120,7 @@ func (r *runner) matches(re string, v gjson.Result, bad func(string, ...any) out
 	}
 	items := []gjson.Result{v}
 	if v.IsArray() {
-		if items = v.Array(); len(items) == 0 {
-			return bad("must be a non-empty array of strings matching %s; it is []", re)
-		}
+		items = v.Array()
 	}
 	for i, it := range items {
 		if it.Type != gjson.String || !rx.MatchString(it.Str) {

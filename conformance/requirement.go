@@ -205,8 +205,11 @@ type Check struct {
 	// EachHas requires the member to be a non-empty array whose every
 	// element has this member.
 	EachHas string
+	// ItemsHave requires the member to be an array, empty or not, whose
+	// every element has this member.
+	ItemsHave string
 	// Matches requires the member to be a string matching this regular
-	// expression, or a non-empty array of such strings.
+	// expression, or an array of such strings (an empty one holds).
 	Matches string
 }
 

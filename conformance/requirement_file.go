@@ -140,7 +140,7 @@ func expectNode() *spec.Node {
 
 // checkNode is a condition on a member of a frame.
 func checkNode() *spec.Node {
-	return spec.Object("", "A condition on a member of the answer; values may name the run's parties (`{{suite}}`, `{{agent}}`) or a member of the message sent (`{{sent:trace.spanId}}`), or, over HTTP, the id of the last task the A2A agent answered with (`{{task}}`). Exactly one of `equals`, `one_of`, `present`, `at_least`, `not_contains`, `each_has`, `matches`.",
+	return spec.Object("", "A condition on a member of the answer; values may name the run's parties (`{{suite}}`, `{{agent}}`) or a member of the message sent (`{{sent:trace.spanId}}`), or, over HTTP, the id of the last task the A2A agent answered with (`{{task}}`). Exactly one of `equals`, `one_of`, `present`, `at_least`, `not_contains`, `each_has`, `items_have`, `matches`.",
 		spec.OneOf("path", "The member's dotted JSON path, or several tried in order (the first present is checked); `\"\"` is the whole frame.",
 			spec.String("", "").Named("a dotted JSON path").EmptyOK(),
 			spec.List("", "", spec.String("", "").Named("a dotted JSON path").EmptyOK()).NonEmpty()).
@@ -151,7 +151,8 @@ func checkNode() *spec.Node {
 		spec.Any("at_least", "The member is a number not below this one.").DefaultIs("none"),
 		spec.String("not_contains", "The member's JSON text does not contain this.").DefaultIs("none"),
 		spec.String("each_has", "The member is a non-empty array whose every element has this member.").DefaultIs("none"),
-		spec.String("matches", "The member is a string matching this regular expression (RE2), or a non-empty array of such strings (`supportedInterfaces.#.url`).").
+		spec.String("items_have", "The member is an array, empty or not, whose every element has this member.").DefaultIs("none"),
+		spec.String("matches", "The member is a string matching this regular expression (RE2), or an array of such strings, an empty one holding (`supportedInterfaces.#.url`).").
 			Named("a regular expression").DefaultIs("none"),
 	).Rule(checkCheck)
 }
@@ -240,13 +241,13 @@ func checkStep(d *spec.Decoder, v *spec.Value) {
 func checkCheck(d *spec.Decoder, v *spec.Value) {
 	c := bindCheck(v)
 	n := 0
-	for _, set := range []bool{c.Equals != nil, c.OneOf != nil, c.Present != nil, c.AtLeast != nil, c.NotContains != "", c.EachHas != "", c.Matches != ""} {
+	for _, set := range []bool{c.Equals != nil, c.OneOf != nil, c.Present != nil, c.AtLeast != nil, c.NotContains != "", c.EachHas != "", c.ItemsHave != "", c.Matches != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		d.Fail(v.Pos(), v.Path(), "a check needs exactly one of equals, one_of, present, at_least, not_contains, each_has, matches")
+		d.Fail(v.Pos(), v.Path(), "a check needs exactly one of equals, one_of, present, at_least, not_contains, each_has, items_have, matches")
 	}
 	if c.Matches != "" {
 		if _, err := regexp.Compile(c.Matches); err != nil {
@@ -325,7 +326,7 @@ func bindExpect(v *spec.Value) *Expect {
 
 // bindCheck reads a condition on a member.
 func bindCheck(v *spec.Value) Check {
-	c := Check{NotContains: v.Str("not_contains"), EachHas: v.Str("each_has"), Matches: v.Str("matches")}
+	c := Check{NotContains: v.Str("not_contains"), EachHas: v.Str("each_has"), ItemsHave: v.Str("items_have"), Matches: v.Str("matches")}
 	switch p := v.Get("path"); {
 	case p == nil:
 	case p.Node().Kind() == spec.KindString:
