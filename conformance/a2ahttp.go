@@ -214,7 +214,7 @@ func (c *a2aConn) readStream(body io.Reader) {
 	var data []byte
 	size, events := 0, 0
 	for events < maxStream {
-		line, n, err := readLine(r, limit)
+		line, n, eol, err := readLine(r, limit)
 		field := bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(field) == 0 && n > 0: // a blank line ends an event
@@ -225,7 +225,7 @@ func (c *a2aConn) readStream(body io.Reader) {
 			data, size = nil, 0
 		case bytes.HasPrefix(field, []byte("data:")):
 			chunk := bytes.TrimPrefix(bytes.TrimPrefix(field, []byte("data:")), []byte(" "))
-			whole := n - (len(line) - len(chunk))
+			whole := n - eol - (len(field) - len(chunk)) // the data's length, the line's kept or not
 			if size > 0 {
 				chunk, whole = append([]byte("\n"), chunk...), whole+1
 			}
@@ -244,17 +244,25 @@ func (c *a2aConn) readStream(body io.Reader) {
 }
 
 // readLine reads one line, keeping at most limit bytes of it; n is its
-// whole length.
-func readLine(r *bufio.Reader, limit int) (line []byte, n int, err error) {
+// whole length, eol the length of its line ending (0 at the end of the
+// stream, 1 for LF, 2 for CRLF).
+func readLine(r *bufio.Reader, limit int) (line []byte, n, eol int, err error) {
 	for {
 		part, err := r.ReadSlice('\n')
 		n += len(part)
 		if room := limit - len(line); room > 0 {
 			line = append(line, part[:min(room, len(part))]...)
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, n, err
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
 		}
+		switch {
+		case bytes.HasSuffix(part, []byte("\r\n")):
+			eol = 2
+		case bytes.HasSuffix(part, []byte("\n")):
+			eol = 1
+		}
+		return line, n, eol, err
 	}
 }
 

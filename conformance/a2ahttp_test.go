@@ -287,3 +287,43 @@ func TestA2AUnreachable(t *testing.T) {
 		t.Errorf("swarm at an http URL: %v", err)
 	}
 }
+
+// TestReadStream reads server-sent events as frames: the data of each
+// event (lines joined with newlines, comments and other fields left out,
+// CRLF or LF), one cut at the frame limit with its whole size, and a last
+// event with no blank line after it.
+func TestReadStream(t *testing.T) {
+	cases := []struct {
+		name   string
+		stream string
+		want   []Frame
+	}{
+		{"two events", "data: {\"a\":1}\n\ndata: {\"b\":2}\n\n", []Frame{{Data: []byte(`{"a":1}`), Size: 7}, {Data: []byte(`{"b":2}`), Size: 7}}},
+		{"CRLF, a comment and an event name", ": keep-alive\r\nevent: x\r\ndata: {}\r\n\r\n", []Frame{{Data: []byte(`{}`), Size: 2}}},
+		{"data on two lines", "data: {\"a\":\ndata: 1}\n\n", []Frame{{Data: []byte("{\"a\":\n1}"), Size: 8}}},
+		{"an event over the limit", "data: " + strings.Repeat("x", 40) + "\n\n", []Frame{{Data: []byte(strings.Repeat("x", 16)), Size: 40}}},
+		{"no blank line at the end", "data: {}", []Frame{{Data: []byte(`{}`), Size: 2}}},
+		{"nothing", ": only a comment\n\n", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c := &a2aConn{maxFrame: 16, ctx: ctx, cancel: cancel, frames: make(chan Frame, 10)}
+			c.readStream(strings.NewReader(tc.stream))
+			close(c.frames)
+			var got []Frame
+			for f := range c.frames {
+				got = append(got, f)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d frames %+v, want %d", len(got), got, len(tc.want))
+			}
+			for i := range got {
+				if !bytes.Equal(got[i].Data, tc.want[i].Data) || got[i].Size != tc.want[i].Size {
+					t.Errorf("frame %d: %q (%d bytes), want %q (%d)", i, got[i].Data, got[i].Size, tc.want[i].Data, tc.want[i].Size)
+				}
+			}
+		})
+	}
+}
