@@ -65,6 +65,12 @@ func (r *runner) build(s Send, earlier [][]*message) (msgs []*message, skip stri
 		env.Capabilities = &canonical.Capabilities{}
 		m, err := r.encode(s, env, "capability query")
 		return []*message{m}, "", err
+	case KindRPC:
+		m, why, err := r.rpc(s)
+		if m == nil {
+			return nil, why, err
+		}
+		return []*message{m}, "", err
 	case KindEvent:
 		env := r.envelope(canonical.ActEvent)
 		env.Operation = canonical.Operation{Name: probeEvent}
@@ -91,6 +97,9 @@ func (r *runner) build(s Send, earlier [][]*message) (msgs []*message, skip stri
 	for _, op := range ops {
 		env := r.envelope(canonical.ActRequest)
 		env.Operation, env.Arguments = op.op, op.args
+		if r.card != nil {
+			env.TaskID = "" // over HTTP, a new task's message names no task: the agent does
+		}
 		m, err := r.encode(s, env, fmt.Sprintf("request for %q", op))
 		if err != nil {
 			return nil, "", err
@@ -303,4 +312,64 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// rpc makes the JSON-RPC request of an rpc step, its params' placeholders
+// filled; skip is set, with no message, when one cannot be (no task yet).
+func (r *runner) rpc(s Send) (m *message, skip string, err error) {
+	params, skip := r.fill(s.Params)
+	if skip != "" {
+		return nil, skip, nil
+	}
+	body := map[string]any{"jsonrpc": "2.0", "id": r.newID(), "method": s.Method}
+	if params != nil {
+		body["params"] = params
+	}
+	frame, err := json.Marshal(body)
+	if err != nil {
+		return nil, "", fmt.Errorf("conformance: the params of %s: %w", s.Method, err)
+	}
+	m = &message{send: s}
+	if m.frame, err = edit(frame, s); err != nil {
+		return nil, "", err
+	}
+	var named string
+	m.ids, named = r.quotable(m.frame)
+	m.what = s.Method + " request" + editText(s)
+	if named != "" {
+		m.what += " (" + named + ")"
+	}
+	return m, "", nil
+}
+
+// fill returns v with each string "{{task}}" in it replaced by the id of
+// the last task the agent answered with; skip says why it cannot be.
+func (r *runner) fill(v any) (out any, skip string) {
+	switch x := v.(type) {
+	case string:
+		if x != "{{task}}" {
+			return x, ""
+		}
+		if r.lastTask == "" {
+			return nil, "no task to name: the agent answered with no task (a message is a complete answer)"
+		}
+		return r.lastTask, ""
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if m[k], skip = r.fill(e); skip != "" {
+				return nil, skip
+			}
+		}
+		return m, ""
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			if l[i], skip = r.fill(e); skip != "" {
+				return nil, skip
+			}
+		}
+		return l, ""
+	}
+	return v, ""
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -58,6 +59,20 @@ func (r *runner) check(c Check, f *inbound, m *message) outcome {
 		}
 		return outcome{}
 	}
+	if c.ItemsHave != "" {
+		if !v.IsArray() {
+			return bad("must be an array whose elements have %s; it is %s", c.ItemsHave, text(v))
+		}
+		for i, item := range v.Array() {
+			if !item.Get(gjson.Escape(c.ItemsHave)).Exists() {
+				return bad("every element must have %s; element %d does not", c.ItemsHave, i)
+			}
+		}
+		return outcome{}
+	}
+	if c.Matches != "" {
+		return r.matches(c.Matches, v, bad)
+	}
 	if !v.Exists() {
 		return bad("must be present")
 	}
@@ -96,6 +111,28 @@ func (r *runner) check(c Check, f *inbound, m *message) outcome {
 	return outcome{}
 }
 
+// matches checks that v is a string matching the regular expression re,
+// or an array of them (an empty one holds); bad makes the failure.
+func (r *runner) matches(re string, v gjson.Result, bad func(string, ...any) outcome) outcome {
+	rx, err := regexp.Compile(re)
+	if err != nil {
+		return failure("matches %q: %v (a requirement file bug)", re, err)
+	}
+	items := []gjson.Result{v}
+	if v.IsArray() {
+		items = v.Array()
+	}
+	for i, it := range items {
+		if it.Type != gjson.String || !rx.MatchString(it.Str) {
+			if v.IsArray() {
+				return bad("every element must be a string matching %s; element %d is %s", re, i, text(it))
+			}
+			return bad("must be a string matching %s; it is %s", re, text(it))
+		}
+	}
+	return outcome{}
+}
+
 // at returns the member of root at a dotted path; "" is root itself.
 func at(root gjson.Result, path string) gjson.Result {
 	if path == "" {
@@ -126,6 +163,11 @@ func (r *runner) resolve(v any, m *message) (json.RawMessage, error) {
 		switch {
 		case name == "suite":
 			return json.Marshal(r.suiteID)
+		case name == "task":
+			if r.lastTask == "" {
+				return nil, fmt.Errorf("%s: the agent answered with no task", s)
+			}
+			return json.Marshal(r.lastTask)
 		case strings.HasPrefix(name, "sent:"):
 			if m == nil {
 				return nil, fmt.Errorf("%s: nothing was sent to compare with", s)

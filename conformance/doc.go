@@ -16,10 +16,15 @@
 //
 // Run plays the bridge's side against a Target: a command it starts
 // (Command, newline-delimited JSON on stdio), a WebSocket server it dials
-// (Dial), or a WebSocket client it waits for (Listen). It reports through
-// a Progress as it goes and returns a Report, which gives a Verdict (the
-// exit code) and writes itself as JSON or JUnit XML; Options.Transcript
-// gets every frame both ways. The agent under test is untrusted: its
+// (Dial), or a WebSocket client it waits for (Listen). An A2A agent over
+// HTTP (A2A) is checked as an A2A client meets it: its agent card, and
+// JSON-RPC requests POSTed where the card says, the answers' bodies and
+// server-sent events read back as frames, against the a2a dialect's
+// requirements over HTTP (dialects/a2a/conformance_http.yaml, with the
+// step kinds card and rpc). It reports through a Progress as it goes and
+// returns a Report, which gives a Verdict (the exit code; Options.Strict
+// makes a failed SHOULD fail it too) and writes itself as JSON or JUnit
+// XML; Options.Transcript gets every frame both ways. The agent under test is untrusted: its
 // frames are bounded in size and number, every wait has a deadline, and
 // an agent that is lost is started or reached again for the next
 // requirement.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/tidwall/gjson"
 )
 
 // maxInputRounds bounds how often an agent may ask for more input on one
@@ -56,6 +57,16 @@ func (r *runner) exchange(req Requirement) outcome {
 				earlier = append(earlier, nil)
 				continue
 			}
+		}
+		if e := st.Expect; e != nil && e.When == "streaming" && !gjson.GetBytes(r.card, "capabilities.streaming").Bool() {
+			return skipped("the agent's card does not say capabilities.streaming: true")
+		}
+		if st.Send.Kind == KindCard {
+			if o := r.cardStep(st.Expect); o.status != Pass {
+				return o
+			}
+			earlier = append(earlier, nil)
+			continue
 		}
 		msgs, why, err := r.build(st.Send, earlier)
 		if err != nil {

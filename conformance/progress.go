@@ -70,8 +70,12 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
 // WriteSummary writes the summary of a report by level and its verdict.
 func WriteSummary(w io.Writer, r *Report, v Verdict) {
 	s := r.Summary()
-	fmt.Fprintf(w, "%s: MUST %d passed, %d failed, %d skipped; SHOULD %d passed, %d warned, %d skipped (%d frames from the agent, %s)\n",
-		r.Dialect, s.Must.Pass, s.Must.Failed, s.Must.Skip, s.Should.Pass, s.Should.Failed, s.Should.Skip, r.Frames, took(r.Duration))
+	warned := "warned"
+	if r.Strict {
+		warned = "failed (--strict)"
+	}
+	fmt.Fprintf(w, "%s: MUST %d passed, %d failed, %d skipped; SHOULD %d passed, %d %s, %d skipped (%d frames from the agent, %s)\n",
+		r.Dialect, s.Must.Pass, s.Must.Failed, s.Must.Skip, s.Should.Pass, s.Should.Failed, warned, s.Should.Skip, r.Frames, took(r.Duration))
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "the run stopped early: %s\n", r.Stopped)
 	}

@@ -15,7 +15,8 @@ import (
 // Status is how a requirement fared.
 type Status string
 
-// The statuses. A failed SHOULD is a warning, never a failure.
+// The statuses. A failed SHOULD is a warning, but in a strict run, where
+// it is a failure as a failed MUST is.
 const (
 	Pass Status = "pass"
 	Fail Status = "FAIL"
@@ -81,6 +82,8 @@ type Report struct {
 	Results []Result
 	// Stopped says why the run stopped before its end, if it did.
 	Stopped string
+	// Strict says that a failed SHOULD failed the run (Options.Strict).
+	Strict bool
 }
 
 // Counts are the outcomes of one level's requirements.
@@ -126,7 +129,9 @@ type Verdict struct {
 	NotRun []string
 }
 
-// Verdict passes the run when no MUST failed; failed SHOULDs only warn.
+// Verdict passes the run when no requirement has the status FAIL: no MUST
+// failed, nor, in a strict run, a SHOULD; otherwise failed SHOULDs only
+// warn.
 func (r *Report) Verdict() Verdict {
 	var v Verdict
 	for _, res := range r.Results {
@@ -243,6 +248,7 @@ type reportJSON struct {
 	DurationMS       float64      `json:"duration_ms"`
 	Frames           int          `json:"frames"`
 	Stopped          string       `json:"stopped,omitempty"`
+	Strict           bool         `json:"strict"`
 	Summary          summaryJSON  `json:"summary"`
 	Verdict          verdictJSON  `json:"verdict"`
 	Results          []resultJSON `json:"results"`
@@ -286,7 +292,7 @@ func (r *Report) WriteJSON(w io.Writer, v Verdict) error {
 	out := reportJSON{
 		Dialect: r.Dialect, Spec: r.Spec, Target: r.Target, Agent: r.Agent, Suite: r.Suite,
 		Operations: append([]string{}, r.Operations...), OperationsSource: r.OperationsSource,
-		Started: r.Started.UTC().Format(time.RFC3339Nano), DurationMS: ms(r.Duration), Frames: r.Frames, Stopped: r.Stopped,
+		Started: r.Started.UTC().Format(time.RFC3339Nano), DurationMS: ms(r.Duration), Frames: r.Frames, Stopped: r.Stopped, Strict: r.Strict,
 		Summary: summaryJSON{Must: countsJSON(s.Must), Should: countsJSON(s.Should)},
 		Verdict: verdictJSON{ExitCode: v.Code, Unexpected: v.Unexpected, Stale: v.Stale, NotRun: v.NotRun},
 		Results: []resultJSON{},

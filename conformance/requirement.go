@@ -101,6 +101,8 @@ const (
 	KindEvent   = "event"              // an event to the agent
 	KindRaw     = "raw"                // Send.Raw as it is
 	KindResend  = "resend"             // an earlier step's message again
+	KindCard    = "card"               // A2A over HTTP: the agent card, fetched and resolved
+	KindRPC     = "rpc"                // A2A over HTTP: a JSON-RPC request of Send.Method and Send.Params
 )
 
 // The operations a request may ask for.
@@ -133,6 +135,10 @@ type Send struct {
 	Set map[string]any
 	// Delete removes members by dotted JSON path after encoding.
 	Delete []string
+	// Method and Params are the JSON-RPC method and params of a KindRPC
+	// step; a string in Params may be a placeholder ("{{task}}").
+	Method string
+	Params any
 }
 
 // The kinds of answer an Expect waits for.
@@ -157,7 +163,8 @@ type Expect struct {
 	Correlated bool
 	// When skips the requirement unless it happened: "answered" (any
 	// answer), "accept" (an acceptance came first), "needs-input" (the
-	// agent asked for input).
+	// agent asked for input); or, before the step is sent, unless the
+	// agent's card says it streams ("streaming").
 	When string
 	// Single requires at most one acceptance, before one final answer, and
 	// nothing quoting the message after it (within the quiet time).
@@ -170,13 +177,17 @@ type Expect struct {
 	// OrOpening takes a declaration the agent sent when the connection
 	// opened as the answer, without asking.
 	OrOpening bool
+	// Client requires, of a KindCard step, that a2a-go can make a client
+	// from the card (a2aclient.NewFromCard).
+	Client bool
 	// Check are conditions on the answer's JSON.
 	Check []Check
 }
 
 // Check is a condition on a member of a frame. Values may name the run's
-// parties ("{{suite}}", "{{agent}}") or a member of the message sent
-// ("{{sent:trace.spanId}}").
+// parties ("{{suite}}", "{{agent}}"), a member of the message sent
+// ("{{sent:trace.spanId}}"), or the id of the last task an A2A agent over
+// HTTP answered with ("{{task}}").
 type Check struct {
 	// Path is the member's dotted JSON path, or several tried in order (the
 	// first present is checked); "" is the whole frame.
@@ -194,6 +205,12 @@ type Check struct {
 	// EachHas requires the member to be a non-empty array whose every
 	// element has this member.
 	EachHas string
+	// ItemsHave requires the member to be an array, empty or not, whose
+	// every element has this member.
+	ItemsHave string
+	// Matches requires the member to be a string matching this regular
+	// expression, or an array of such strings (an empty one holds).
+	Matches string
 }
 
 // Paths is one JSON path or several; YAML gives a string or a list.

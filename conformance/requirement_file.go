@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -96,8 +97,8 @@ func requirementNode() *spec.Node {
 func stepNode() *spec.Node {
 	return spec.Object("", "One message sent (or one per operation), and the answer it must get.",
 		spec.Object("send", "The message sent: built in the dialect by its codec from canonical fields, then edited.",
-			enum("kind", "What is sent: `request` (an operation), `query-capabilities` (swarm: a handshake_request), `event`, `raw` (the frame `raw` as it is), `resend` (an earlier step's message again).",
-				"send kind", KindRequest, KindQuery, KindEvent, KindRaw, KindResend).Required("a step says the kind of message it sends"),
+			enum("kind", "What is sent: `request` (an operation), `query-capabilities` (swarm: a handshake_request), `event`, `raw` (the frame `raw` as it is), `resend` (an earlier step's message again); for A2A over HTTP also `card` (the agent card fetched again: it must be 200 JSON that a2a-go's card parser reads; it is the answer the checks look at) and `rpc` (a JSON-RPC request of `method` and `params`).",
+				"send kind", KindRequest, KindQuery, KindEvent, KindRaw, KindResend, KindCard, KindRPC).Required("a step says the kind of message it sends"),
 			enum("op", "The operation a request asks for: `declared` (the first the agent declared, or `--op`), `each` (every declared operation, one request each), `unknown` (one no agent has).",
 				"op", OpDeclared, OpEach, OpUnknown).DefaultIs("`declared`"),
 			spec.String("raw", "`raw`: the frame sent.").Named("a frame").DefaultIs("none"),
@@ -111,6 +112,8 @@ func stepNode() *spec.Node {
 				Named("a mapping of dotted JSON paths to values").DefaultIs("none"),
 			spec.List("delete", "Members removed after encoding, by dotted JSON path.", spec.String("", "").Named("a dotted JSON path")).
 				Named("a list of dotted JSON paths").DefaultIs("none"),
+			spec.String("method", "`rpc`: the JSON-RPC method (`GetTask`, `CancelTask`...).").Named("a JSON-RPC method").DefaultIs("none"),
+			spec.Any("params", "`rpc`: the JSON-RPC params; a string `{{task}}` in them is the id of the last task the agent answered with in the requirement.").DefaultIs("none"),
 		).Required("a step sends a message").Rule(checkSend),
 		expectNode(),
 	).Rule(checkStep)
@@ -124,19 +127,20 @@ func expectNode() *spec.Node {
 		acts("acts", "The canonical acts the answer may have."),
 		enum("within", "`ttl`: the answer must come within the message's own ttl; without it, within the run's timeout.", "within", "ttl").DefaultIs("the run's timeout"),
 		spec.Bool("correlated", "The answer must quote the message (`correlation`).").Default("false"),
-		enum("when", "Skip the requirement unless it happened: `answered` (any answer), `accept` (an acceptance came first), `needs-input` (the agent asked for input).",
-			"when", "answered", "accept", "needs-input").DefaultIs("always"),
+		enum("when", "Skip the requirement unless it happened: `answered` (any answer), `accept` (an acceptance came first), `needs-input` (the agent asked for input); or, before the step is sent, unless the agent's card says `capabilities.streaming: true` (`streaming`).",
+			"when", "answered", "accept", "needs-input", "streaming").DefaultIs("always"),
 		spec.Bool("single", "At most one acceptance, before one final answer, and nothing quoting the message after it (within the quiet time).").Default("false"),
 		enum("require", "An interim act that must come before the answer.", "require", string(canonical.ActAccept)).DefaultIs("none"),
 		enum("on", "The frame the checks and correlation look at.", "on", "final", "accept").DefaultIs("`final`"),
 		spec.Bool("or_opening", "Take a declaration the agent sent when the connection opened as the answer, without asking.").Default("false"),
+		spec.Bool("client", "`card`: a2a-go can make a client from the card (`a2aclient.NewFromCard`: an interface it speaks, with an absolute URL and a protocol version).").Default("false"),
 		spec.List("check", "Conditions on the answer's JSON.", checkNode()).Named("a list of checks").Typed("list of checks").DefaultIs("none"),
 	).DefaultIs("none: the step sends without waiting")
 }
 
 // checkNode is a condition on a member of a frame.
 func checkNode() *spec.Node {
-	return spec.Object("", "A condition on a member of the answer; values may name the run's parties (`{{suite}}`, `{{agent}}`) or a member of the message sent (`{{sent:trace.spanId}}`). Exactly one of `equals`, `one_of`, `present`, `at_least`, `not_contains`, `each_has`.",
+	return spec.Object("", "A condition on a member of the answer; values may name the run's parties (`{{suite}}`, `{{agent}}`) or a member of the message sent (`{{sent:trace.spanId}}`), or, over HTTP, the id of the last task the A2A agent answered with (`{{task}}`). Exactly one of `equals`, `one_of`, `present`, `at_least`, `not_contains`, `each_has`, `items_have`, `matches`.",
 		spec.OneOf("path", "The member's dotted JSON path, or several tried in order (the first present is checked); `\"\"` is the whole frame.",
 			spec.String("", "").Named("a dotted JSON path").EmptyOK(),
 			spec.List("", "", spec.String("", "").Named("a dotted JSON path").EmptyOK()).NonEmpty()).
@@ -147,6 +151,9 @@ func checkNode() *spec.Node {
 		spec.Any("at_least", "The member is a number not below this one.").DefaultIs("none"),
 		spec.String("not_contains", "The member's JSON text does not contain this.").DefaultIs("none"),
 		spec.String("each_has", "The member is a non-empty array whose every element has this member.").DefaultIs("none"),
+		spec.String("items_have", "The member is an array, empty or not, whose every element has this member.").DefaultIs("none"),
+		spec.String("matches", "The member is a string matching this regular expression (RE2), or an array of such strings, an empty one holding (`supportedInterfaces.#.url`).").
+			Named("a regular expression").DefaultIs("none"),
 	).Rule(checkCheck)
 }
 
@@ -199,10 +206,16 @@ func checkSteps(d *spec.Decoder, v *spec.Value) {
 	}
 }
 
-// checkSend checks that a raw message has its frame.
+// checkSend checks that a raw message has its frame, and an rpc its
+// method.
 func checkSend(d *spec.Decoder, v *spec.Value) {
-	if v.Str("kind") == KindRaw && !v.Has("raw") {
+	switch {
+	case v.Str("kind") == KindRaw && !v.Has("raw"):
 		d.Fail(v.Pos(), v.Path(), "a raw message needs raw")
+	case v.Str("kind") == KindRPC && v.Str("method") == "":
+		d.Fail(v.Pos(), v.Path(), "an rpc message needs method")
+	case v.Str("kind") != KindRPC && (v.Has("method") || v.Has("params")):
+		d.Fail(v.Pos(), v.Path(), "method and params are for an rpc message")
 	}
 }
 
@@ -219,6 +232,8 @@ func checkStep(d *spec.Decoder, v *spec.Value) {
 		d.Fail(e.Pos(), spec.Join(e.Path(), "on"), "checks on the acceptance need when: accept")
 	case e.Bool("or_opening") && e.Str("reply") != ReplyDeclaration:
 		d.Fail(e.Pos(), spec.Join(e.Path(), "or_opening"), "or_opening takes a declaration: it needs reply: declaration")
+	case e.Bool("client") && v.Get("send").Str("kind") != KindCard:
+		d.Fail(e.Pos(), spec.Join(e.Path(), "client"), "client is checked of a card: it needs send kind card")
 	}
 }
 
@@ -226,13 +241,19 @@ func checkStep(d *spec.Decoder, v *spec.Value) {
 func checkCheck(d *spec.Decoder, v *spec.Value) {
 	c := bindCheck(v)
 	n := 0
-	for _, set := range []bool{c.Equals != nil, c.OneOf != nil, c.Present != nil, c.AtLeast != nil, c.NotContains != "", c.EachHas != ""} {
+	for _, set := range []bool{c.Equals != nil, c.OneOf != nil, c.Present != nil, c.AtLeast != nil, c.NotContains != "", c.EachHas != "", c.ItemsHave != "", c.Matches != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		d.Fail(v.Pos(), v.Path(), "a check needs exactly one of equals, one_of, present, at_least, not_contains, each_has")
+		d.Fail(v.Pos(), v.Path(), "a check needs exactly one of equals, one_of, present, at_least, not_contains, each_has, items_have, matches")
+	}
+	if c.Matches != "" {
+		if _, err := regexp.Compile(c.Matches); err != nil {
+			m := v.Get("matches")
+			d.Fail(m.Pos(), m.Path(), "matches is not a regular expression: %v", err)
+		}
 	}
 }
 
@@ -276,7 +297,10 @@ func bindActs(v *spec.Value) []canonical.Act {
 func bindSend(v *spec.Value) Send {
 	s := Send{Kind: v.Str("kind"), Op: v.Str("op"), Raw: v.Str("raw"), Step: v.Int("step"),
 		TTL: Duration{v.Dur("ttl")}, Priority: v.Str("priority"), Trace: v.Bool("trace"),
-		ReplyWith: v.Bool("reply_with"), Delete: v.Strs("delete")}
+		ReplyWith: v.Bool("reply_with"), Delete: v.Strs("delete"), Method: v.Str("method")}
+	if p := v.Get("params"); p != nil {
+		s.Params = p.Any()
+	}
 	if set := v.List("set"); set != nil {
 		s.Set = make(map[string]any, len(set))
 		for _, m := range set {
@@ -293,7 +317,7 @@ func bindExpect(v *spec.Value) *Expect {
 	}
 	e := &Expect{Reply: v.Str("reply"), Acts: bindActs(v.Get("acts")), Within: v.Str("within"), Correlated: v.Bool("correlated"),
 		When: v.Str("when"), Single: v.Bool("single"), Require: canonical.Act(v.Str("require")), On: v.Str("on"),
-		OrOpening: v.Bool("or_opening")}
+		OrOpening: v.Bool("or_opening"), Client: v.Bool("client")}
 	for _, c := range v.List("check") {
 		e.Check = append(e.Check, bindCheck(c))
 	}
@@ -302,7 +326,7 @@ func bindExpect(v *spec.Value) *Expect {
 
 // bindCheck reads a condition on a member.
 func bindCheck(v *spec.Value) Check {
-	c := Check{NotContains: v.Str("not_contains"), EachHas: v.Str("each_has")}
+	c := Check{NotContains: v.Str("not_contains"), EachHas: v.Str("each_has"), ItemsHave: v.Str("items_have"), Matches: v.Str("matches")}
 	switch p := v.Get("path"); {
 	case p == nil:
 	case p.Node().Kind() == spec.KindString:

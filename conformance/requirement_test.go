@@ -57,6 +57,33 @@ func TestSuitesCover(t *testing.T) {
 	}
 }
 
+// TestA2AHTTPSuiteCovers checks that the suite of A2A agents over HTTP
+// has a requirement for each thing issue 30 asks it to check, at its level.
+func TestA2AHTTPSuiteCovers(t *testing.T) {
+	s, err := A2AHTTPSuite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]Level{}
+	for _, r := range s.Requirements {
+		have[r.ID] = r.Level
+	}
+	for id, level := range map[string]Level{
+		"a2a.http.card.resolves": Must, "a2a.http.card.named": Must, "a2a.http.card.skills": Must, "a2a.http.card.interfaces": Must,
+		"a2a.http.card.skilled": Should, "a2a.http.send.answered": Must, "a2a.http.send.correlated": Must, "a2a.http.id.number": Must,
+		"a2a.http.task.get": Must, "a2a.http.task.not_found": Must, "a2a.http.cancel.not_cancelable": Must,
+		"a2a.http.malformed.parse_error": Must, "a2a.http.malformed.survives": Must, "a2a.http.stream.final": Must,
+		"a2a.http.method.not_found": Should,
+	} {
+		if got, ok := have[id]; !ok || got != level {
+			t.Errorf("%s: %q, want %s", id, got, level)
+		}
+	}
+	if s.Dialect != "a2a" || len(have) != 15 {
+		t.Errorf("dialect %s, %d requirements", s.Dialect, len(have))
+	}
+}
+
 // TestParseSuiteErrors checks that a requirement file the suite could not
 // run as written is refused, with what is wrong.
 func TestParseSuiteErrors(t *testing.T) {
@@ -86,6 +113,11 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"checks on an acceptance not waited for", req("    steps:\n      - send: {kind: request}\n        expect: {on: accept}\n"), "need when: accept"},
 		{"an opening answer that is not a declaration", req("    steps:\n      - send: {kind: request}\n        expect: {or_opening: true}\n"), "or_opening takes a declaration"},
 		{"an unknown priority", req("    steps:\n      - send: {kind: request, priority: asap}\n"), `priority "asap"`},
+		{"an rpc with no method", req("    steps:\n      - send: {kind: rpc, params: {id: x}}\n"), "an rpc message needs method"},
+		{"a method on a request", req("    steps:\n      - send: {kind: request, method: GetTask}\n"), "method and params are for an rpc message"},
+		{"client of no card", req("    steps:\n      - send: {kind: request}\n        expect: {client: true}\n"), "client is checked of a card"},
+		{"a regular expression that is not one", req("    steps:\n      - send: {kind: card}\n        expect: {check: [{path: name, matches: '('}]}\n"), "matches is not a regular expression"},
+		{"an unknown when", req("    steps:\n      - send: {kind: request}\n        expect: {when: raining}\n"), `when "raining"`},
 		{"a requirement twice", req("    scenario: frames\n") + "  - id: x.a.b\n    section: s\n    level: MUST\n    level_note: n\n    title: t\n    scenario: frames\n", "listed twice"},
 	}
 	for _, tc := range cases {

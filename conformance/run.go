@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
+	a2adialect "github.com/mcp-bridge/mcp-bridge/dialects/a2a"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/tidwall/gjson"
 )
 
 // Options configure a run. The zero value of each field but Dialect takes
@@ -30,6 +33,9 @@ type Options struct {
 	// Level is the lowest level run: Should (the default) runs every
 	// requirement, Must only the MUSTs.
 	Level Level
+	// Strict makes a failed SHOULD a failure (FAIL, and the run fails) as
+	// a failed MUST is, rather than a warning.
+	Strict bool
 	// Only narrows the run to these requirement ids; Skip leaves these out.
 	Only, Skip []string
 	// Timeout bounds the wait for each answer (default 5s).
@@ -119,7 +125,7 @@ func (silent) Note(string)         {}
 // agent that is lost is started or reached again for the next requirement.
 func Run(ctx context.Context, target Target, o Options) (Report, error) {
 	o = o.withDefaults()
-	suite, err := SuiteFor(o.Dialect)
+	suite, err := SuiteOver(o.Dialect, target)
 	if err != nil {
 		return Report{}, err
 	}
@@ -167,6 +173,11 @@ type runner struct {
 	openedOnce            bool
 	// sent are the values replies may quote of every message sent.
 	sent map[string]bool
+	// card is the agent card of an A2A agent over HTTP (nil for others);
+	// lastTask the id of the last task it answered with in the requirement
+	// running.
+	card     []byte
+	lastTask string
 }
 
 // operation is one operation to call, with its arguments.
@@ -212,7 +223,7 @@ func newRunner(ctx context.Context, target Target, o Options, suite *Suite, code
 		r.ops = []operation{{op: op, args: args}}
 	} else if o.Arguments != "" {
 		return nil, errors.New("conformance: --args needs --op")
-	} else if !suite.Introduces() {
+	} else if _, carded := target.(*a2aTarget); !suite.Introduces() && !carded {
 		return nil, fmt.Errorf("conformance: %s agents do not declare their operations: give --op (and --args)", suite.Dialect)
 	}
 	return r, nil
@@ -227,8 +238,11 @@ func (r *runner) writtenID(id string) (string, error) {
 		return "", fmt.Errorf("conformance: %s cannot write a request: %w", r.codec.Name(), err)
 	}
 	back, err := r.codec.Decode(frame)
-	if err != nil || back.Sender.ID == "" {
-		return "", fmt.Errorf("conformance: %s does not carry the suite's id %q", r.codec.Name(), id)
+	if err != nil {
+		return "", fmt.Errorf("conformance: %s cannot read back the suite's request: %w", r.codec.Name(), err)
+	}
+	if back.Sender.ID == "" {
+		return id, nil // the dialect names no sender (a2a): the id is the suite's as given
 	}
 	return back.Sender.ID, nil
 }
@@ -237,7 +251,7 @@ func (r *runner) writtenID(id string) (string, error) {
 // those that run anyway (Always); the Frames ones last.
 func (r *runner) run(selected []Requirement) (Report, error) {
 	start := time.Now()
-	rep := Report{Dialect: r.suite.Dialect, Spec: r.suite.Spec, Target: r.target.String(), Suite: r.suiteID, Started: start}
+	rep := Report{Dialect: r.suite.Dialect, Spec: r.suite.Spec, Target: r.target.String(), Suite: r.suiteID, Started: start, Strict: r.o.Strict}
 	finish := func(err error) (Report, error) {
 		if r.w != nil {
 			_ = r.w.conn.Close()
@@ -298,7 +312,7 @@ func (r *runner) run(selected []Requirement) (Report, error) {
 	}
 	for _, req := range frames {
 		r.o.Progress.Started(req)
-		res := resultFor(req, r.judgeFrames(req), 0)
+		res := r.result(req, r.judgeFrames(req), 0)
 		rep.Results = append(rep.Results, res)
 		r.o.Progress.Finished(res)
 	}
@@ -330,6 +344,7 @@ func anyFailed(results []Result, level Level) bool {
 func (r *runner) runOne(req Requirement) Result {
 	start := time.Now()
 	r.in.setCurrent(req.ID)
+	r.lastTask = ""
 	o := r.ready()
 	if o.status == "" {
 		switch req.Scenario {
@@ -342,15 +357,18 @@ func (r *runner) runOne(req Requirement) Result {
 	if stop := r.in.stoppedBy(); stop != nil && o.status != Pass {
 		o = outcome{status: Skip, detail: "not finished: " + stop.Error()}
 	}
-	return resultFor(req, o, time.Since(start))
+	return r.result(req, o, time.Since(start))
 }
 
-// resultFor makes the result of req from its outcome.
-func resultFor(req Requirement, o outcome, took time.Duration) Result {
+// result makes the result of req from its outcome: a failure is FAIL for
+// a MUST, and for a SHOULD in a strict run; else warn.
+func (r *runner) result(req Requirement, o outcome, took time.Duration) Result {
 	res := resultOf(req)
-	switch o.status {
-	case Pass, Skip:
+	switch {
+	case o.status == Pass || o.status == Skip:
 		res.Status = o.status
+	case r.o.Strict:
+		res.Status = Fail
 	default:
 		res.Status = failed(req.Level)
 	}
@@ -399,6 +417,12 @@ func (r *runner) connect(wait time.Duration) error {
 	}
 	r.w = startWire(conn, r.in)
 	r.opening = nil
+	if c, ok := conn.(*a2aConn); ok {
+		r.card = c.Card()
+		if r.o.Operation == "" {
+			r.learnSkills()
+		}
+	}
 	start := time.Now()
 	grace := r.o.Quiet
 	if r.suite.Introduces() {
@@ -479,6 +503,9 @@ func (r *runner) take(m *inbound) *inbound {
 	if r.agentID == "" && env.Sender.ID != "" {
 		r.agentID = env.Sender.ID
 	}
+	if r.card != nil {
+		r.noteTask(m.Data)
+	}
 	if env.Capabilities != nil && r.o.Operation == "" && (env.Act == canonical.ActInformCapabilities || env.Act == canonical.ActQueryCapabilities) {
 		r.learn(env.Capabilities)
 	}
@@ -528,4 +555,57 @@ func (r *runner) agent() string {
 func (r *runner) newID() string {
 	r.seq++
 	return fmt.Sprintf("conf-%d-%s", r.seq, r.token)
+}
+
+// SuiteOver returns the suite a run of dialect against target uses: the
+// a2a dialect's requirements over HTTP for an A2A agent at an http(s) URL
+// (A2A), else the dialect's own (SuiteFor).
+func SuiteOver(dialect string, target Target) (*Suite, error) {
+	if _, ok := target.(*a2aTarget); !ok {
+		return SuiteFor(dialect)
+	}
+	if dialect != a2adialect.Name {
+		return nil, fmt.Errorf("conformance: an agent at an http(s) URL is an A2A agent over HTTP: give --dialect a2a, not %s (the agents of other dialects are reached over WebSocket, ws://, or stdio)", dialect)
+	}
+	return A2AHTTPSuite()
+}
+
+// a2aHTTPSuite loads the a2a dialect's requirements over HTTP once.
+var a2aHTTPSuite = sync.OnceValues(func() (*Suite, error) {
+	s, err := parseSuite("a2a/conformance_http.yaml", a2adialect.HTTPRequirements)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: the requirements of a2a over HTTP: %w", err)
+	}
+	return s, nil
+})
+
+// A2AHTTPSuite returns the requirements of A2A agents over HTTP
+// (dialects/a2a/conformance_http.yaml): the agent card, JSON-RPC over
+// HTTP POST, streaming over server-sent events, tasks.
+func A2AHTTPSuite() (*Suite, error) { return a2aHTTPSuite() }
+
+// learnSkills takes the operations to call from the skills of the agent's
+// card, with arguments {}.
+func (r *runner) learnSkills() {
+	r.ops = nil
+	for _, s := range gjson.GetBytes(r.card, "skills").Array() {
+		if id := s.Get("id").String(); id != "" {
+			r.ops = append(r.ops, operation{op: canonical.Operation{Name: id}, args: "{}"})
+		}
+	}
+}
+
+// noteTask remembers the id of the task an A2A answer names: a
+// SendMessage's task or status update, or a GetTask's or CancelTask's task.
+func (r *runner) noteTask(frame []byte) {
+	root := gjson.ParseBytes(frame)
+	for _, p := range []string{"result.task.id", "result.statusUpdate.taskId", "result.artifactUpdate.taskId"} {
+		if v := root.Get(p); v.Type == gjson.String && v.Str != "" {
+			r.lastTask = v.Str
+			return
+		}
+	}
+	if v := root.Get("result.id"); v.Type == gjson.String && v.Str != "" && root.Get("result.status").Exists() {
+		r.lastTask = v.Str
+	}
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // Target is an agent under test and the way to reach it: a command the
-// suite starts (Command), a WebSocket server it dials (Dial), or a
-// WebSocket client it waits for (Listen).
+// suite starts (Command), a WebSocket server it dials (Dial), a WebSocket
+// client it waits for (Listen), or an A2A agent over HTTP (A2A).
 type Target interface {
 	// Open starts or reaches the agent and returns the connection to it.
 	// Frames longer than maxFrame are read to their end but kept only in

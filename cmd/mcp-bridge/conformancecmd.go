@@ -14,14 +14,15 @@ import (
 )
 
 const conformanceSynopsis = `--dialect D (--command "CMD ARGS" | --url ws://HOST:PORT/PATH | --listen ADDR)
-    [--agent ID] [--op NAME --args JSON] [--level must|should] [--only ID,...] [--skip ID,...]
+       mcp-bridge conformance --dialect a2a --url http://HOST:PORT[/.well-known/agent-card.json]
+    [--agent ID] [--op NAME --args JSON] [--level must|should] [--strict] [--only ID,...] [--skip ID,...]
     [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]
        mcp-bridge conformance schema`
 
 // runConformance runs the conformance suite of a dialect against an agent
 // (package conformance) and prints a line per requirement and a summary.
-// It exits 0 when every MUST passed (or, with --expected-failures, exactly
-// the listed requirements failed), 1 when not, and 2 when the agent could
+// It exits 0 when every MUST passed (with --strict, every SHOULD too; with
+// --expected-failures, exactly the listed requirements failed), 1 when not, and 2 when the agent could
 // not be started or reached or the command line is wrong. `conformance
 // schema` prints the JSON Schema of requirement files instead.
 func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -36,12 +37,13 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	dialect := fs.String("dialect", "", "the dialect the agent speaks (required)")
 	command := fs.String("command", "", "start the agent with this command line (run by sh -c), speaking newline-delimited JSON on stdin/stdout")
-	url := fs.String("url", "", "dial the agent's WebSocket server at this URL")
+	url := fs.String("url", "", "dial the agent's WebSocket server at this ws:// URL; or, with --dialect a2a, reach an A2A agent over HTTP at its card's http(s):// URL or base URL")
 	listen := fs.String("listen", "", "wait for the agent to connect to a WebSocket server on this address (any path)")
 	agentID := fs.String("agent", "", "the agent's id (default: the sender of its introduction)")
 	op := fs.String("op", "", "the operation to call instead of the declared ones (fuse: capability/action)")
 	opArgs := fs.String("args", "", "the JSON arguments of --op (default {})")
 	level := fs.String("level", "should", "the lowest level run: must (only the MUSTs) or should (all)")
+	strict := fs.Bool("strict", false, "a SHOULD that fails fails the run (exit 1), as a MUST does")
 	only := fs.String("only", "", "run only these requirements (comma-separated ids)")
 	skip := fs.String("skip", "", "leave out these requirements (comma-separated ids)")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "how long to wait for each answer")
@@ -68,7 +70,7 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError("--timeout must be positive, got %s", *timeout)
 	}
 	o := conformance.Options{
-		Dialect: *dialect, Agent: *agentID, Operation: *op, Arguments: *opArgs, Timeout: *timeout,
+		Dialect: *dialect, Agent: *agentID, Operation: *op, Arguments: *opArgs, Timeout: *timeout, Strict: *strict,
 		Only: splitIDs(*only), Skip: splitIDs(*skip),
 		Progress: conformance.TextProgress(stdout),
 	}
@@ -80,7 +82,11 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return usageError("--level must be must or should, got %q", *level)
 	}
-	suite, err := conformance.SuiteFor(*dialect)
+	var target conformance.Target
+	if *url != "" && conformance.IsHTTP(*url) {
+		target = conformance.A2A(*url)
+	}
+	suite, err := conformance.SuiteOver(*dialect, target)
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -92,13 +98,13 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if want, err = conformance.ReadExpectedFailures(*expected); err != nil {
 			return usageError("--expected-failures: %v", err)
 		}
-		if err := conformance.CheckIDs(*dialect, want); err != nil {
+		if _, err := suite.Select(conformance.Should, want, nil); err != nil {
 			return usageError("--expected-failures %s: %v", *expected, err)
 		}
 	}
 
-	var target conformance.Target
 	switch {
+	case target != nil:
 	case *command != "":
 		target = conformance.Command(*command)
 	case *url != "":

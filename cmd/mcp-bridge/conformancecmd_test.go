@@ -245,3 +245,95 @@ func readBytes(t *testing.T, file string) []byte {
 	}
 	return b
 }
+
+// TestConformanceA2A runs the command against A2A agents over HTTP: the
+// bridge's own A2A face (`serve` as a child, a reference swarm agent
+// behind it at /a2a/jules), by its base URL and by its card's URL: exit 0,
+// the JSON and JUnit reports; nothing at the URL: exit 2; another dialect
+// at an http URL, or an a2a requirement over HTTP it does not have: exit
+// 2.
+func TestConformanceA2A(t *testing.T) {
+	_, addr, _ := serveChild(t, "--listen", "127.0.0.1:0")
+	agent, _ := startSelf(t, "agent", "--dialect", "swarm", "--id", "jules", "--connect", "ws://"+addr)
+	defer agent.Process.Kill()
+	waitServing(t, addr, "jules", "")
+	base := "http://" + addr + "/a2a/jules"
+	for _, url := range []string{base, base + "/.well-known/agent-card.json"} {
+		t.Run(url, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := runCLI(t, "--dialect", "a2a", "--url", url, "--timeout", "5s",
+				"--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "r.xml"))
+			if code != exitOK || !strings.Contains(out, "pass  MUST    a2a.http.task.not_found ") || !strings.HasSuffix(out, "pass (exit 0)\n") {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			var rep struct {
+				Dialect string
+				Target  string
+				Strict  bool
+				Results []struct{ ID, Status string }
+			}
+			if err := json.Unmarshal(readBytes(t, filepath.Join(dir, "r.json")), &rep); err != nil || rep.Dialect != "a2a" || rep.Target != base+"/.well-known/agent-card.json" || rep.Strict {
+				t.Errorf("the JSON report: %v %+v", err, rep)
+			}
+			var junit struct {
+				Tests    int `xml:"tests,attr"`
+				Failures int `xml:"failures,attr"`
+			}
+			if err := xml.Unmarshal(readBytes(t, filepath.Join(dir, "r.xml")), &junit); err != nil || junit.Tests != len(rep.Results) || junit.Failures != 0 {
+				t.Errorf("the JUnit report: %v, %d tests (%d failed) for %d results", err, junit.Tests, junit.Failures, len(rep.Results))
+			}
+		})
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no agent", []string{"--dialect", "a2a", "--url", "http://" + addr + "/a2a/nobody"}, "HTTP 404"},
+		{"nothing at the URL", []string{"--dialect", "a2a", "--url", "http://127.0.0.1:1/"}, "fetching the agent card"},
+		{"another dialect", []string{"--dialect", "swarm", "--url", base}, "give --dialect a2a, not swarm"},
+		{"a requirement of a2a's frames", []string{"--dialect", "a2a", "--url", base, "--only", "a2a.request.answered"}, `a2a has no requirement "a2a.request.answered"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, stderr %q, want %d and %q\nstdout: %s", code, errOut, exitUsage, tc.stderr, out)
+			}
+		})
+	}
+}
+
+// TestConformanceStrict runs the command against a collab agent whose
+// answers lose their trace context (the reference agent's, filtered): the
+// SHOULD that checks it warns and the run exits 0; with --strict it fails
+// and the run exits 1.
+func TestConformanceStrict(t *testing.T) {
+	agent := selfAgent("collab") + ` | sed -u 's/,"trace":{[^}]*}//'`
+	base := []string{"--dialect", "collab", "--command", agent, "--timeout", "1s", "--only", "collab.request.answered,collab.trace.echo"}
+	for _, tc := range []struct {
+		strict bool
+		code   int
+		stdout []string
+	}{
+		{false, exitOK, []string{"warn  SHOULD  collab.trace.echo", "SHOULD 0 passed, 1 warned", "pass (exit 0)"}},
+		{true, exitInvalid, []string{"FAIL  SHOULD  collab.trace.echo", "SHOULD 0 passed, 1 failed (--strict)", "failed: collab.trace.echo\nFAIL (exit 1)"}},
+	} {
+		t.Run(map[bool]string{false: "lenient", true: "strict"}[tc.strict], func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{}, base...)
+			if tc.strict {
+				args = append(args, "--strict")
+			}
+			code, out, errOut := runCLI(t, args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
