@@ -37,8 +37,12 @@ const (
 // is a frame read back. The run uses the a2a dialect's requirements over
 // HTTP (dialects/a2a/conformance_http.yaml) rather than those of its
 // frames on a stream.
-func A2A(rawURL string) Target {
-	return &a2aTarget{cardURL: cardURL(rawURL), client: &http.Client{}}
+func A2A(rawURL string) Target { return A2AWith(rawURL, nil) }
+
+// A2AWith is A2A with header sent on every request to the agent (the card's
+// and the JSON-RPC calls), e.g. its Authorization.
+func A2AWith(rawURL string, header http.Header) Target {
+	return &a2aTarget{cardURL: cardURL(rawURL), client: &http.Client{}, header: header.Clone()}
 }
 
 // IsHTTP reports whether a --url names an A2A agent over HTTP (http:// or
@@ -63,6 +67,26 @@ func cardURL(rawURL string) string {
 type a2aTarget struct {
 	cardURL string
 	client  *http.Client
+	header  http.Header // sent with every request
+}
+
+// get is a GET of the card, with the target's headers.
+func (t *a2aTarget) get(ctx context.Context) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.cardURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	addHeader(req, t.header)
+	return req, nil
+}
+
+// addHeader adds every value of h to req's headers.
+func addHeader(req *http.Request, h http.Header) {
+	for k, vs := range h {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
 }
 
 func (t *a2aTarget) String() string { return t.cardURL }
@@ -72,7 +96,7 @@ func (t *a2aTarget) String() string { return t.cardURL }
 // JSON-RPC interface leaves the agent unreachable; what else is wrong with
 // it is for the requirements to find.
 func (t *a2aTarget) Open(ctx context.Context, maxFrame int) (Conn, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.cardURL, nil)
+	req, err := t.get(ctx)
 	if err != nil {
 		return nil, unreachable(fmt.Errorf("the agent card's URL %s: %w", t.cardURL, err))
 	}
@@ -97,7 +121,7 @@ func (t *a2aTarget) Open(ctx context.Context, maxFrame int) (Conn, error) {
 		return nil, unreachable(fmt.Errorf("the agent card at %s: %w", t.cardURL, err))
 	}
 	cctx, cancel := context.WithCancel(context.Background())
-	return &a2aConn{client: t.client, endpoint: endpoint, card: card, maxFrame: maxFrame,
+	return &a2aConn{client: t.client, header: t.header, endpoint: endpoint, card: card, maxFrame: maxFrame,
 		ctx: cctx, cancel: cancel, frames: make(chan Frame, inboxFrames)}, nil
 }
 
@@ -137,6 +161,7 @@ func readBody(body io.Reader, max int) (data []byte, size int, err error) {
 // POST; the answers are read as frames.
 type a2aConn struct {
 	client   *http.Client
+	header   http.Header // sent with every request
 	endpoint string
 	card     []byte
 	maxFrame int
@@ -162,6 +187,7 @@ func (c *a2aConn) Write(ctx context.Context, frame []byte) error {
 	if err != nil {
 		return err
 	}
+	addHeader(req, c.header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	type answer struct {
@@ -303,7 +329,7 @@ func (r *runner) cardStep(e *Expect) outcome {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.o.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.cardURL, nil)
+	req, err := t.get(ctx)
 	if err != nil {
 		return failure("the agent card's URL: %v", err)
 	}

@@ -63,6 +63,7 @@ func (echoExecutor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.S
 type a2aServer struct {
 	editCard   func(card []byte) []byte
 	editAnswer func(req, res []byte) []byte
+	token      string // when set, every request must carry it as a bearer token
 }
 
 // start serves s until the test ends and returns its base URL.
@@ -117,7 +118,17 @@ func (s a2aServer) start(t *testing.T) string {
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(out)
 	})
-	srv := httptest.NewServer(mux)
+	var h http.Handler = mux
+	if s.token != "" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+s.token {
+				http.Error(w, "no token", http.StatusUnauthorized)
+				return
+			}
+			mux.ServeHTTP(w, r)
+		})
+	}
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	base = srv.URL
 	return base

@@ -25,16 +25,25 @@ const closeWait = time.Second
 
 // Dial is a target the suite dials: an agent serving WebSocket at url
 // (ws://HOST:PORT/PATH), one text message a frame each way.
-func Dial(url string) Target { return dialTarget(url) }
+func Dial(url string) Target { return DialWith(url, nil) }
 
-type dialTarget string
+// DialWith is Dial with header sent in the opening handshake, e.g. the
+// agent's Authorization.
+func DialWith(url string, header http.Header) Target {
+	return dialTarget{url: url, header: header.Clone()}
+}
 
-func (d dialTarget) String() string { return string(d) }
+type dialTarget struct {
+	url    string
+	header http.Header
+}
+
+func (d dialTarget) String() string { return d.url }
 
 func (d dialTarget) Open(ctx context.Context, maxFrame int) (Conn, error) {
-	c, err := agentclient.Dial(ctx, string(d), agentclient.Options{ReadLimit: -1}) // Read enforces its own limits
+	c, err := agentclient.Dial(ctx, d.url, agentclient.Options{ReadLimit: -1, Header: d.header}) // Read enforces its own limits
 	if err != nil {
-		return nil, unreachable(fmt.Errorf("dialing %s: %w", d, err))
+		return nil, unreachable(fmt.Errorf("dialing %s: %w", d.url, err))
 	}
 	return newWSConn(c, maxFrame, nil), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +18,7 @@ const conformanceSynopsis = `--dialect D (--command "CMD ARGS" | --url ws://HOST
        mcp-bridge conformance --dialect a2a --url http://HOST:PORT[/.well-known/agent-card.json]
     [--agent ID] [--op NAME --args JSON] [--level must|should] [--strict] [--only ID,...] [--skip ID,...]
     [--timeout 5s] [--junit FILE] [--json FILE] [--transcript FILE] [--expected-failures FILE]
+    [--token TOKEN] [--header "Name: value"]...
        mcp-bridge conformance schema`
 
 // runConformance runs the conformance suite of a dialect against an agent
@@ -51,6 +53,9 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the report as JSON to this file")
 	transcript := fs.String("transcript", "", "write every frame both ways, with times, as NDJSON to this file")
 	expected := fs.String("expected-failures", "", "a YAML list of the requirement ids expected to fail: exit 0 only if exactly those fail")
+	token := fs.String("token", "", "the bearer token to reach the agent with (--url): sent as Authorization")
+	header := http.Header{}
+	fs.Var(headerFlag(header), "header", `a header to send to the agent (--url), as "Name: value"; repeatable`)
 	pos, help, err := parseInterspersed(fs, args)
 	if err != nil {
 		if help {
@@ -82,9 +87,15 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return usageError("--level must be must or should, got %q", *level)
 	}
+	if *token != "" {
+		header.Set("Authorization", "Bearer "+*token)
+	}
+	if len(header) > 0 && *url == "" {
+		return usageError("--token and --header are sent to an agent at a --url")
+	}
 	var target conformance.Target
 	if *url != "" && conformance.IsHTTP(*url) {
-		target = conformance.A2A(*url)
+		target = conformance.A2AWith(*url, header)
 	}
 	suite, err := conformance.SuiteOver(*dialect, target)
 	if err != nil {
@@ -108,7 +119,7 @@ func runConformance(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case *command != "":
 		target = conformance.Command(*command)
 	case *url != "":
-		target = conformance.Dial(*url)
+		target = conformance.DialWith(*url, header)
 	default:
 		l, err := conformance.Listen(*listen)
 		if err != nil {
@@ -172,6 +183,21 @@ func splitIDs(list string) []string {
 		}
 	}
 	return out
+}
+
+// headerFlag is a --header flag: each "Name: value" adds to the header.
+type headerFlag http.Header
+
+func (h headerFlag) String() string { return "" }
+
+func (h headerFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("want \"Name: value\", got %q", v)
+	}
+	http.Header(h).Add(name, strings.TrimSpace(value))
+	return nil
 }
 
 // writeFile creates file and writes it with write.

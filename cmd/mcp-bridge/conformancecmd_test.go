@@ -44,6 +44,8 @@ func TestConformanceUsage(t *testing.T) {
 		{"no target", []string{"--dialect", "swarm"}, "usage: mcp-bridge conformance"},
 		{"two targets", []string{"--dialect", "swarm", "--command", "true", "--url", "ws://127.0.0.1:1/"}, "usage: mcp-bridge conformance"},
 		{"a stray argument", []string{"--dialect", "swarm", "--command", "true", "extra"}, "usage: mcp-bridge conformance"},
+		{"a header without a colon", []string{"--dialect", "swarm", "--url", "ws://127.0.0.1:1/", "--header", "Authorization"}, `want "Name: value"`},
+		{"a token without a URL", []string{"--dialect", "swarm", "--command", "true", "--token", "t"}, "--token and --header are sent to an agent at a --url"},
 		{"an unknown dialect", []string{"--dialect", "klingon", "--command", "true"}, `no requirements for dialect "klingon"`},
 		{"an unknown requirement", []string{"--dialect", "swarm", "--command", "true", "--only", "swarm.request.answered,swarm.nope"}, `swarm has no requirement "swarm.nope"`},
 		{"an unknown level", []string{"--dialect", "swarm", "--command", "true", "--level", "may"}, `--level must be must or should, got "may"`},
