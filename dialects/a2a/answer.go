@@ -242,8 +242,10 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 		}
 	}
 	if !ok {
+		// Parts not in the encoder's form travel as written, and say
+		// nothing of the error's code or details.
 		dialects.Keep(d.env, Name, path, "parts", parts.Raw)
-		c = content{}
+		c, code, details = content{}, "", ""
 		c.add(parts)
 	}
 	switch {
