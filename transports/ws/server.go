@@ -94,10 +94,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP request, its headers and the handler's stack are
 	// not kept for the connection's life (an idle agent costs that much
 	// less). The hijacked connection is no longer the HTTP server's.
-	remote, maxFrame, buffered := opts.Remote, h.Bridge.MaxFrame(), pw.buffered()
+	remote, maxFrame, in := opts.Remote, h.Bridge.MaxFrame(), pw.source()
 	go func() {
 		// No context ends a read: closing the connection does.
-		if lost, err := carry(context.Background(), c, s, maxFrame, buffered); lost {
+		if lost, err := carry(context.Background(), c, s, maxFrame, in); lost {
 			h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
 		}
 	}()
