@@ -50,10 +50,14 @@ type beat struct {
 // errGone is what a session that left since its round began answers.
 var errGone = errors.New("detached")
 
+// Ping pings the session's peer, first letting its queue's writer go if
+// the queue was not used since the last round: an idle agent holds no
+// writer goroutine.
 func (t *beat) Ping(ctx context.Context) error {
 	if !t.b.attached(t.s) {
 		return errGone
 	}
+	t.s.out.Rest()
 	return t.p.Ping(ctx)
 }
 
