@@ -406,6 +406,37 @@ func (d *Directory[E]) Connected(except E, keep func(a *Agent[E]) bool) []Target
 	return ts
 }
 
+// DistinctTools returns the tools of every connected agent whose endpoint
+// is not except, each distinct tool once: two agents' tools equal in every
+// field (name, capability, title, description, schemas, version) are one,
+// which a request by its name reaches through either. In the order of the
+// agents' ids, then of their declarations. With thousands of agents
+// offering the same tools, the bridge's description of what it reaches is
+// then the size of what they offer, not of how many they are.
+func (d *Directory[E]) DistinctTools(except E) []canonical.Tool {
+	var none E
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	agents := make([]*Agent[E], 0, len(d.agents))
+	for _, a := range d.agents {
+		if a.endpoint != none && a.endpoint != except && len(a.tools) > 0 {
+			agents = append(agents, a)
+		}
+	}
+	sort.Slice(agents, func(i, j int) bool { return agents[i].id < agents[j].id })
+	var out []canonical.Tool
+	seen := map[canonical.Tool]bool{}
+	for _, a := range agents {
+		for _, t := range a.tools {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
 // Follows reports whether a is subscribed to topic. It is meant for
 // Connected's keep: the caller holds the read lock.
 func (a *Agent[E]) Follows(topic string) bool { return a.topics[topic] }

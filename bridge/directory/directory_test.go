@@ -253,3 +253,42 @@ func TestForget(t *testing.T) {
 		t.Errorf("forgot %v", got)
 	}
 }
+
+// TestDistinctTools: the tools of the connected agents, but the asker's,
+// each distinct tool once in the order of the agents' ids; a tool that
+// differs in any field is another.
+func TestDistinctTools(t *testing.T) {
+	echo := canonical.Tool{Name: "echo", Description: "Echoes.", InputSchema: `{"type":"object"}`}
+	add := canonical.Tool{Name: "add", InputSchema: `{"type":"object","required":["a"]}`}
+	addV2 := add
+	addV2.Version = "2"
+	cases := []struct {
+		name   string
+		agents map[string][]canonical.Tool // connected agents by id; "me" asks
+		want   []canonical.Tool
+	}{
+		{"none", map[string][]canonical.Tool{"me": {echo}}, nil},
+		{"the same tools of many agents", map[string][]canonical.Tool{"b": {echo, add}, "a": {echo, add}, "c": {add}, "me": {addV2}}, []canonical.Tool{echo, add}},
+		{"a field differs", map[string][]canonical.Tool{"a": {add}, "b": {addV2, echo}}, []canonical.Tool{add, addV2, echo}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := New[*conn]()
+			var me *conn
+			for id, tools := range tc.agents {
+				ep := &conn{name: id}
+				if id == "me" {
+					me = ep
+				}
+				a, _, err := d.Bind(id, ep, BindOptions{Dialect: "swarm", Now: time.Now()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Learn(a, &canonical.Capabilities{Tools: tools})
+			}
+			if got := d.DistinctTools(me); !slices.Equal(got, tc.want) {
+				t.Errorf("DistinctTools = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
