@@ -100,34 +100,46 @@ func (r *running) stopChild() error {
 	}
 }
 
-// readyTools returns the agents the bridge lists READY, from /v1/agents,
-// with how many tools each has.
+// readyTools returns the agents the bridge lists READY, from /v1/agents
+// page by page, with how many tools each has.
 func (r *running) readyTools(ctx context.Context) (map[string]int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/v1/agents", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Agents []struct {
-			ID, Status string
-			Tools      []struct{}
+	ids := map[string]int{}
+	after := ""
+	for {
+		q := url.Values{"limit": {"1000"}}
+		if after != "" {
+			q.Set("after", after)
 		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("/v1/agents: %w", err)
-	}
-	ids := make(map[string]int, len(list.Agents))
-	for _, a := range list.Agents {
-		if a.Status == "READY" {
-			ids[a.ID] = len(a.Tools)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/v1/agents?"+q.Encode(), nil)
+		if err != nil {
+			return nil, err
 		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		var list struct {
+			Agents []struct {
+				ID, Status string
+				Tools      []struct{}
+			}
+			Next string
+		}
+		err = json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("/v1/agents: %w", err)
+		}
+		for _, a := range list.Agents {
+			if a.Status == "READY" {
+				ids[a.ID] = len(a.Tools)
+			}
+		}
+		if list.Next == "" || list.Next == after {
+			return ids, nil
+		}
+		after = list.Next
 	}
-	return ids, nil
 }
 
 // Memory is a bridge process's memory, from its /metrics.

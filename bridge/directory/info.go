@@ -141,6 +141,30 @@ func (d *Directory[E]) Agents(capability string) []Info {
 	return out
 }
 
+// AgentsPage lists at most limit agents whose ids sort after after
+// ("" from the first), sorted by id, and whether more follow; a non-empty
+// capability keeps those that serve it. Only the page's agents are
+// described, so that a page of a large directory costs its size.
+func (d *Directory[E]) AgentsPage(capability, after string, limit int) (page []Info, more bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var ids []*Agent[E]
+	for _, a := range d.agents {
+		if a.id > after && (capability == "" || a.Serves(capability)) {
+			ids = append(ids, a)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].id < ids[j].id })
+	if len(ids) > limit {
+		ids, more = ids[:limit], true
+	}
+	page = make([]Info, len(ids))
+	for i, a := range ids {
+		page[i] = a.infoLocked(d.self)
+	}
+	return page, more
+}
+
 // Agent describes the agent id.
 func (d *Directory[E]) Agent(id string) (Info, bool) {
 	d.mu.RLock()
