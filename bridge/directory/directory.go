@@ -95,6 +95,7 @@ type Directory[E Endpoint] struct {
 	agents   map[string]*Agent[E]
 	watchers watchers
 	self     string // this instance's name in a cluster, "" alone
+	in       *interner
 }
 
 // SetInstance names this instance of a cluster: Info says which instance
@@ -117,7 +118,7 @@ func (a *Agent[E]) Remote() bool { return a.instance != "" }
 
 // New returns an empty directory.
 func New[E Endpoint]() *Directory[E] {
-	return &Directory[E]{agents: map[string]*Agent[E]{}}
+	return &Directory[E]{agents: map[string]*Agent[E]{}, in: newInterner()}
 }
 
 // Declare registers an agent ahead of its connection, with the tools and
@@ -139,9 +140,9 @@ func (d *Directory[E]) declare(s Spec, again bool) {
 	a.token = s.Token
 	switch {
 	case !again:
-		a.tools = append(a.tools, s.Tools...)
+		a.tools = append(a.tools, d.in.all(s.Tools)...)
 	case !a.learned:
-		a.tools = slices.Clone(s.Tools)
+		a.tools = d.in.all(s.Tools)
 	}
 	for _, t := range a.cfgTopics {
 		delete(a.topics, t)
@@ -150,7 +151,7 @@ func (d *Directory[E]) declare(s Spec, again bool) {
 		a.topics[t] = true
 	}
 	a.cfgTopics = slices.Clone(s.Subscribe)
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -166,7 +167,7 @@ func (d *Directory[E]) Remove(id, reason string) bool {
 		return false
 	}
 	delete(d.agents, id)
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Removed, Agent: info, Reason: reason})
 	return true
@@ -300,12 +301,12 @@ func (d *Directory[E]) Mirror(a *Agent[E], tools []canonical.Tool, topics []stri
 		d.mu.Unlock()
 		return
 	}
-	a.tools = slices.Clone(tools)
+	a.tools = d.in.all(tools)
 	a.topics = make(map[string]bool, len(topics))
 	for _, t := range topics {
 		a.topics[t] = true
 	}
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -345,7 +346,7 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 	for id, a := range d.agents {
 		var none E
 		if a.httpOnly && a.endpoint == none && a.lastSeen.Before(before) && a.inflight.Load() == 0 {
-			gone = append(gone, a.infoLocked(d.self))
+			gone = append(gone, a.infoLocked(d.self, d.in))
 			delete(d.agents, id)
 		}
 	}
@@ -362,12 +363,12 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 // its topics added to.
 func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	d.mu.Lock()
-	a.tools = slices.Clone(caps.Tools)
+	a.tools = d.in.all(caps.Tools)
 	a.learned = true
 	for _, t := range caps.Topics {
 		a.topics[t] = true
 	}
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
