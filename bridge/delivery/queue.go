@@ -102,9 +102,9 @@ type QueueOptions struct {
 // a connection that is never sent anything costs no goroutine. Once
 // started it stays, parked while the queue is empty, so that a busy
 // connection does not start a goroutine (and grow its stack) for every
-// message, until Rest finds the queue unused since it was last asked (the
-// heartbeat asks once a round): an idle connection costs no goroutine
-// either. A prompt item (Item.Prompt) that finds nothing waiting, on a
+// message, until Rest lets it go (the heartbeat asks once a round, so a
+// busy connection starts one writer a round at most): an idle connection
+// costs no goroutine either. A prompt item (Item.Prompt) that finds nothing waiting, on a
 // link that never waits on the peer (Prompt), is delivered by Put itself;
 // what the link then keeps, the writer flushes.
 type Queue struct {
@@ -115,9 +115,9 @@ type Queue struct {
 	n    int // queued, all levels
 	wake chan struct{}
 	done chan struct{}
-	// started is set while the writer runs; used once something was
-	// queued for it since Rest last asked, rest when Rest lets it go.
-	started, used, rest bool
+	// started is set while the writer runs; rest once Rest lets it go,
+	// until the queue is next empty or used.
+	started, rest bool
 	// closed is set once the writer is told to stop; what is queued then
 	// fails with ErrDisconnect.
 	closed bool
@@ -177,7 +177,7 @@ func (q *Queue) Put(it *Item) error {
 	q.n++
 	n := q.n
 	start := !q.started
-	q.started, q.used, q.rest = true, true, false
+	q.started, q.rest = true, false
 	q.mu.Unlock()
 	q.length(n)
 	q.wakeWriter(start)
@@ -219,7 +219,7 @@ func (q *Queue) sendNow(it *Item) {
 		q.mu.Lock()
 		closed, start := q.closed, !q.started
 		if !closed {
-			q.flush, q.started, q.used, q.rest = true, true, true, false
+			q.flush, q.started, q.rest = true, true, false
 		}
 		q.mu.Unlock()
 		if !closed {
@@ -251,7 +251,7 @@ func (q *Queue) requeue(it *Item) {
 	q.q[it.Level] = append([]*Item{it}, q.q[it.Level]...)
 	q.n++
 	n, start := q.n, !q.started
-	q.started, q.used, q.rest = true, true, false
+	q.started, q.rest = true, false
 	q.mu.Unlock()
 	q.sendMu.Unlock()
 	q.length(n)
@@ -339,13 +339,11 @@ func (q *Queue) take() (it *Item, more, ok bool) {
 	return nil, false, false
 }
 
-// Rest lets the writer go once the queue is empty if nothing was queued
-// for it since the last call: the next message starts another.
+// Rest lets the writer go once the queue is empty: the next message
+// starts another.
 func (q *Queue) Rest() {
 	q.mu.Lock()
-	used := q.used
-	q.used = false
-	if used || !q.started || q.closed {
+	if !q.started || q.closed {
 		q.mu.Unlock()
 		return
 	}

@@ -12,9 +12,9 @@ func (q *Queue) writing() bool {
 	return q.started
 }
 
-// TestRest: a queue's writer stays while the queue was used since the last
-// Rest, goes at the first Rest that finds it unused, and the next message
-// starts another, which delivers it; Close after the writer went returns.
+// TestRest: a queue's writer goes at Rest once the queue is empty, and the
+// next message starts another, which delivers it; one queued after Rest
+// keeps it; Close after the writer went returns.
 func TestRest(t *testing.T) {
 	g := &gate{open: make(chan struct{}), got: make(chan string, 8)}
 	close(g.open)
@@ -28,12 +28,11 @@ func TestRest(t *testing.T) {
 		wants bool   // the writer runs after
 	}{
 		{put: "one", wants: true},
-		{rest: true, wants: true}, // used since: it stays
 		{rest: true, wants: false},
 		{rest: true, wants: false}, // nothing to let go
 		{put: "two", wants: true},
-		{put: "three", rest: true, wants: true},
-		{rest: true, wants: false},
+		{put: "three", rest: true, wants: false},
+		{put: "four", wants: true},
 	}
 	for i, st := range steps {
 		if st.put != "" {

@@ -52,7 +52,13 @@ func attach(t *testing.T, b *bridge.Bridge, l bridge.Link, c *websocket.Conn, in
 		c.CloseNow()
 		return
 	}
-	go carry(context.Background(), c, s, b.MaxFrame(), in)
+	var read func()
+	read = func() {
+		if _, err := carry(context.Background(), c, s, b.MaxFrame(), in); err == errMoved {
+			go read()
+		}
+	}
+	go read()
 }
 
 // acceptedLink is the link of a connection the bridge accepted from the

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -66,6 +67,8 @@ type promptConn struct {
 	rr, rw int
 	rerr   error
 	readP  func(fd uintptr) bool
+	// moved is when the reading last moved to a fresh goroutine.
+	moved time.Time
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -479,6 +482,29 @@ func (s source) buffered() (int, bool) {
 		return 0, false
 	}
 	return s.br.Buffered() + s.pc.pending(), true
+}
+
+// moveEvery is how often at most the reading of a connection moves to a
+// fresh goroutine (source.move).
+const moveEvery = time.Second
+
+// move reports whether the reading of the connection should go on in a
+// fresh goroutine, now that a frame was handled and nothing more has come:
+// at most once every moveEvery. Handling a frame grows the reader's stack
+// (a capability declaration, routed and answered, to 8-16 KB), and the
+// runtime shrinks a parked goroutine's stack by half a collection, of
+// which an idle bridge makes few; a fresh goroutine starts at the size
+// goroutines use on average. Only the reading goroutine may ask.
+func (s source) move() bool {
+	if s.pc == nil {
+		return false
+	}
+	now := time.Now()
+	if now.Sub(s.pc.moved) < moveEvery {
+		return false
+	}
+	s.pc.moved = now
+	return true
 }
 
 // release gives back the buffers the connection holds, at its end.

@@ -52,18 +52,30 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, i
 		giveMsgBuf(buf)
 		if more, ok := in.buffered(); ok && more == 0 {
 			s.ReceiveLast(frame)
+			if in.move() {
+				return errMoved
+			}
 		} else {
 			s.Receive(frame)
 		}
 	}
 }
 
+// errMoved is what serve returns when the connection is to be read on by
+// a fresh goroutine (source.move).
+var errMoved = errors.New("ws: the connection is read on by a fresh goroutine")
+
 // carry reads c into s until the connection ends (serve), then closes
 // the connection, gives its buffers back and detaches s: as lost unless
 // the connection was closed normally or ctx ended. It returns whether s
-// was told it was lost, and why the connection ended.
+// was told it was lost, and why the connection ended; errMoved, with the
+// connection still open, when in asked for the reading to go on in a
+// fresh goroutine (only a source that knows its connection does).
 func carry(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, in source) (lost bool, err error) {
 	err = serve(ctx, c, s, max, in)
+	if err == errMoved {
+		return false, err // the caller reads on in a fresh goroutine
+	}
 	// The connection goes first, so that a write to a peer that stopped
 	// reading ends at once and the session's queue can be failed.
 	c.CloseNow()
