@@ -276,7 +276,7 @@ func (f *Face) sync() {
 	tools := make([]server.ServerTool, 0, len(t.entries))
 	for _, e := range t.entries {
 		f.registered[e.name] = true
-		tools = append(tools, server.ServerTool{Tool: e.mcp, Handler: f.call})
+		tools = append(tools, server.ServerTool{Tool: *e.mcp, Handler: f.call})
 	}
 	f.mu.Unlock()
 	f.srv.SetTools(tools...)
