@@ -43,6 +43,13 @@ var (
 // keeps those that serve it.
 func (b *Bridge) Agents(capability string) []AgentInfo { return b.dir.Agents(capability) }
 
+// AgentsPage lists at most limit of the registered agents whose ids sort
+// after after ("" from the first), sorted by id, and whether more follow;
+// a non-empty capability keeps those that serve it.
+func (b *Bridge) AgentsPage(capability, after string, limit int) ([]AgentInfo, bool) {
+	return b.dir.AgentsPage(capability, after, limit)
+}
+
 // Agent describes the agent id.
 func (b *Bridge) Agent(id string) (AgentInfo, bool) { return b.dir.Agent(id) }
 

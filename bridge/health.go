@@ -50,10 +50,14 @@ type beat struct {
 // errGone is what a session that left since its round began answers.
 var errGone = errors.New("detached")
 
+// Ping pings the session's peer, first letting its queue's writer go
+// once the queue is empty: an idle agent holds no writer goroutine, and a
+// busy one starts one a round.
 func (t *beat) Ping(ctx context.Context) error {
 	if !t.b.attached(t.s) {
 		return errGone
 	}
+	t.s.out.Rest()
 	return t.p.Ping(ctx)
 }
 

@@ -100,31 +100,46 @@ func (r *running) stopChild() error {
 	}
 }
 
-// readyIDs returns the ids of the agents the bridge lists READY, from
-// /v1/agents.
-func (r *running) readyIDs(ctx context.Context) (map[string]bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/v1/agents", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var list struct {
-		Agents []struct{ ID, Status string }
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("/v1/agents: %w", err)
-	}
-	ids := make(map[string]bool, len(list.Agents))
-	for _, a := range list.Agents {
-		if a.Status == "READY" {
-			ids[a.ID] = true
+// readyTools returns the agents the bridge lists READY, from /v1/agents
+// page by page, with how many tools each has.
+func (r *running) readyTools(ctx context.Context) (map[string]int, error) {
+	ids := map[string]int{}
+	after := ""
+	for {
+		q := url.Values{"limit": {"1000"}}
+		if after != "" {
+			q.Set("after", after)
 		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/v1/agents?"+q.Encode(), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		var list struct {
+			Agents []struct {
+				ID, Status string
+				Tools      []struct{}
+			}
+			Next string
+		}
+		err = json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("/v1/agents: %w", err)
+		}
+		for _, a := range list.Agents {
+			if a.Status == "READY" {
+				ids[a.ID] = len(a.Tools)
+			}
+		}
+		if list.Next == "" || list.Next == after {
+			return ids, nil
+		}
+		after = list.Next
 	}
-	return ids, nil
 }
 
 // Memory is a bridge process's memory, from its /metrics.
@@ -193,4 +208,74 @@ func (r *running) metrics(take func(name string, v float64)) error {
 		}
 	}
 	return sc.Err()
+}
+
+// peakRSS watches the bridge process's resident memory for window and
+// returns its peak, and how it was read. A spawned bridge is read from
+// outside, in /proc: its high-water mark (VmHWM) reset at the start where
+// the kernel allows it (clear_refs), and VmRSS sampled every 20 ms; one
+// the run was given, from its /metrics every 250 ms.
+func (r *running) peakRSS(ctx context.Context, window time.Duration) (int64, string, error) {
+	end := time.Now().Add(window)
+	var peak int64
+	if r.child != nil {
+		dir := fmt.Sprintf("/proc/%d/", r.child.Process.Pid)
+		reset := os.WriteFile(dir+"clear_refs", []byte("5"), 0) == nil
+		for time.Now().Before(end) && ctx.Err() == nil {
+			rss, _, err := procStatus(dir + "status")
+			if err != nil {
+				return 0, "", err
+			}
+			peak = max(peak, rss)
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !reset {
+			return peak, "VmRSS sampled every 20 ms", nil
+		}
+		_, hwm, err := procStatus(dir + "status")
+		if err != nil {
+			return 0, "", err
+		}
+		return max(peak, hwm), "VmHWM, reset at the start", nil
+	}
+	for time.Now().Before(end) && ctx.Err() == nil {
+		err := r.metrics(func(name string, v float64) {
+			if name == "process_resident_memory_bytes" {
+				peak = max(peak, int64(v))
+			}
+		})
+		if err != nil {
+			return 0, "", err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return peak, "/metrics sampled every 250 ms", nil
+}
+
+// procStatus reads a process's resident memory and its high-water mark,
+// in bytes, from its /proc status file.
+func procStatus(file string) (rss, hwm int64, err error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, 0, fmt.Errorf("loadgen: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmRSS" && name != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("loadgen: %s: %s: %q", file, name, value)
+		}
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			hwm = kb << 10
+		}
+	}
+	if rss == 0 {
+		return 0, 0, fmt.Errorf("loadgen: %s: no VmRSS", file)
+	}
+	return rss, hwm, nil
 }

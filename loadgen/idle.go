@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
 // probeRequests is how many round trips one probe of latency times, one
@@ -16,7 +18,7 @@ const probeRequests = 200
 // request down.
 type IdleReport struct {
 	Agents  int
-	Connect time.Duration // connecting them all, until the bridge listed them READY
+	Connect time.Duration // connecting them all and their introductions, until the bridge listed them READY with their tools
 	// Unloaded is the round trip of a lone request before the idle agents
 	// came, to one agent of each dialect in turn; Reached that of a lone
 	// request to one of them (of every dialect, as they are), once all are
@@ -24,19 +26,38 @@ type IdleReport struct {
 	Unloaded, Reached Latency
 	// Without and With are the memory of a bridge in its own process
 	// before and after they connected (zero for a bridge in this
-	// process, whose memory is also the load generator's).
+	// process, whose memory is also the load generator's), each read
+	// after a collection.
 	Without, With Memory
+	// PeakWithout and PeakWith are the bridge process's peak resident
+	// memory over PeakWindow, which holds a heartbeat round, before the
+	// idle agents connected and once they all had introduced themselves
+	// (zero for a bridge in this process). PeakBy says how it was read.
+	PeakWithout, PeakWith int64
+	PeakWindow            time.Duration
+	PeakBy                string
 }
 
 // PerAgent returns the resident memory and Go heap each idle agent added,
-// in bytes.
+// in bytes: the resident memory is the peak over the window above the
+// empty bridge's where it was measured, else what /metrics said after a
+// collection.
 func (r *IdleReport) PerAgent() (rss, heap float64) {
 	if r.Agents == 0 {
 		return 0, 0
 	}
 	n := float64(r.Agents)
-	return float64(r.With.RSS-r.Without.RSS) / n, float64(r.With.HeapInuse-r.Without.HeapInuse) / n
+	heap = float64(r.With.HeapInuse-r.Without.HeapInuse) / n
+	if r.PeakWith > 0 {
+		return float64(r.PeakWith-r.PeakWithout) / n, heap
+	}
+	return float64(r.With.RSS-r.Without.RSS) / n, heap
 }
+
+// PeakWindow is how long the peak resident memory of a bridge is watched:
+// longer than the default heartbeat (10 s) by a little, so that it holds a
+// whole round of pings.
+const PeakWindow = 11 * time.Second
 
 // idle connects the run's idle agents to br, each a responder that
 // answers what it is sent, and measures what they cost and the latency of
@@ -51,7 +72,7 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 	for d := range lone {
 		lone[d] = peer{id: fmt.Sprintf("PROBE-RSP-%d", d), dialect: d}
 	}
-	if err := l.serveIdle(ctx, brs, lone); err != nil {
+	if err := l.serveIdle(ctx, brs, lone, nil); err != nil {
 		return nil, err
 	}
 	var err error
@@ -59,6 +80,9 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 		return nil, err
 	}
 	if br.own() {
+		if out.PeakWithout, out.PeakBy, err = br.peakRSS(ctx, PeakWindow); err != nil {
+			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
+		}
 		if out.Without, err = br.scrape(); err != nil {
 			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
 		}
@@ -68,11 +92,17 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 		peers[i] = peer{id: fmt.Sprintf("IDLE-%05d", i), dialect: i % len(l.langs)}
 	}
 	began := time.Now()
-	if err := l.serveIdle(ctx, brs, peers); err != nil {
+	if err := l.serveIdle(ctx, brs, peers, lone); err != nil {
 		return nil, err
 	}
 	out.Connect = time.Since(began)
 	if br.own() {
+		// The peak first, as the agents left the bridge: a collection
+		// before it would hide the garbage of their connections.
+		if out.PeakWith, _, err = br.peakRSS(ctx, PeakWindow); err != nil {
+			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
+		}
+		out.PeakWindow = PeakWindow
 		if out.With, err = br.scrape(); err != nil {
 			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
 		}
@@ -94,24 +124,48 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 
 // serveIdle connects peers to the bridge, eight at a time, each answering
 // what it is sent until the run closes its connection, and waits until
-// the bridge lists them all READY.
-func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error {
+// the bridge lists them all READY. With lone (the probe's responders, one
+// per dialect), each peer introduces itself as a live agent of its dialect
+// does (introduce), and the wait is also for their tools to be listed.
+func (l *load) serveIdle(ctx context.Context, brs *bridges, peers, lone []peer) error {
 	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
+	want := make(map[string]int, len(peers))
 	for _, p := range peers {
+		var intro [][]byte
+		named := true
+		if lone != nil {
+			var err error
+			if intro, named, err = l.introduction(p, lone[p.dialect]); err != nil {
+				return err
+			}
+		}
+		want[p.id] = 0
+		if named && lone != nil {
+			want[p.id] = 1 // its tools
+		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			c, err := l.dial(ctx, brs.list[0], p)
-			if err != nil {
+			fail := func(err error) {
 				mu.Lock()
 				if first == nil {
 					first = err
 				}
 				mu.Unlock()
+			}
+			c, err := l.dialAs(ctx, brs.list[0], p, named)
+			if err != nil {
+				fail(err)
 				return
+			}
+			for _, f := range intro {
+				if err := c.Write(ctx, f); err != nil {
+					fail(fmt.Errorf("loadgen: introduce %s: %w", p.id, err))
+					return
+				}
 			}
 			r := l.newResponder(p, len(l.plan.requesters)+1, 0)
 			r.conn = c
@@ -122,11 +176,32 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers []peer) error 
 	if first != nil {
 		return first
 	}
-	want := make(map[string]bool, len(peers))
-	for _, p := range peers {
-		want[p.id] = true
+	return brs.waitListed(ctx, want, connectWait+time.Duration(len(peers))*time.Millisecond)
+}
+
+// introduction returns the frames p opens its connection with, as a live
+// agent of its dialect does, and whether it is named in the URL: the
+// reference agent's introduction with all its tools (a swarm handshake, an
+// elizaacl INFORM_CAPABILITIES, a collab registration, a fuse
+// declaration); in a dialect that has none (bluelabel), its first message,
+// which introduces it, the agent not named in the URL: a request to the
+// probe's responder of its dialect, answered at once.
+func (l *load) introduction(p, to peer) (frames [][]byte, named bool, err error) {
+	lg := &l.langs[p.dialect]
+	a, err := refagent.New(refagent.Options{ID: p.id, Dialect: lg.name})
+	if err != nil {
+		return nil, false, fmt.Errorf("loadgen: agent %s (%s): %w", p.id, lg.name, err)
 	}
-	return brs.waitReady(ctx, want, connectWait+time.Duration(len(peers))*time.Millisecond)
+	if intro := a.Introduction(); len(intro) > 0 {
+		return intro, true, nil
+	}
+	q := len(l.plan.requesters) // the probe's number: the responder answers it
+	env := request(&lg.wire, p.id, to.id, p.id+"-INTRO", arguments(nil, q, 0, ""))
+	frame, err := lg.codec.Encode(nil, env, encodeContext(p.id))
+	if err != nil {
+		return nil, false, fmt.Errorf("loadgen: the first message of %s (%s): %w", p.id, lg.name, err)
+	}
+	return [][]byte{frame}, false, nil
 }
 
 // probe times probeRequests round trips from a collab requester named id

@@ -195,10 +195,11 @@ func (r *Report) String() string {
 			m.After.GCs-m.Before.GCs, ms(m.After.GCPause-m.Before.GCPause), ms(m.After.MaxPause))
 	}
 	if i := r.Idle; i != nil {
-		row("idle", "%d agents connected in %s before the load", i.Agents, round(i.Connect))
-		if i.With.RSS > 0 {
+		row("idle", "%d agents connected and introduced in %s before the load", i.Agents, round(i.Connect))
+		if i.PeakWith > 0 {
 			rss, heap := i.PerAgent()
-			row("", "each: %.1f KB resident, %.1f KB Go heap (RSS %s without them, %s with)", rss/1024, heap/1024, mb(i.Without.RSS), mb(i.With.RSS))
+			row("", "each: %.1f KB resident (peak RSS over %s with a heartbeat round: %s without them, %s with; %s), %.1f KB Go heap (after a collection: %s without, %s with)",
+				rss/1024, i.PeakWindow, mb(i.PeakWithout), mb(i.PeakWith), i.PeakBy, heap/1024, mb(i.Without.HeapInuse), mb(i.With.HeapInuse))
 		}
 		row("", "a request to one of them: p50 %s, p99 %s; to lone agents (one per dialect) before they came: p50 %s, p99 %s (p50 %.2fx)",
 			ms(i.Reached.P50), ms(i.Reached.P99), ms(i.Unloaded.P50), ms(i.Unloaded.P99), ratio(i.Reached.P50, i.Unloaded.P50))

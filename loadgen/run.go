@@ -278,10 +278,23 @@ func (l *load) connect(ctx context.Context, brs *bridges) error {
 // waitReady waits until every bridge lists every agent of want READY, or
 // for at most within.
 func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within time.Duration) error {
+	tools := make(map[string]int, len(want))
+	for id := range want {
+		tools[id] = 0
+	}
+	return brs.waitListed(ctx, tools, within)
+}
+
+// waitListed waits until every bridge lists every agent of want READY
+// with at least as many tools as want says, or for at most within.
+func (brs *bridges) waitListed(ctx context.Context, want map[string]int, within time.Duration) error {
 	deadline := time.Now().Add(within)
 	poll := 2 * time.Millisecond
 	if brs.list[0].own() {
-		poll = 50 * time.Millisecond // a /v1/agents of all of them each time
+		// A /v1/agents of all of them each time: its garbage would be the
+		// bridge's memory measured next (a millisecond for 2,000 agents,
+		// 50 ms to 1 s).
+		poll = min(time.Second, max(50*time.Millisecond, time.Duration(len(want))*time.Millisecond/2))
 	}
 	for {
 		ready := len(want)
@@ -302,10 +315,20 @@ func (brs *bridges) waitReady(ctx context.Context, want map[string]bool, within 
 	}
 }
 
-// dial connects the agent p to the bridge br; the run closes the
-// connection at its end.
+// dial connects the agent p to the bridge br, named in the URL; the run
+// closes the connection at its end.
 func (l *load) dial(ctx context.Context, br *running, p peer) (*agentclient.Conn, error) {
-	u := fmt.Sprintf("ws://%s/ws/%s?agent=%s", br.addr, l.langs[p.dialect].name, p.id)
+	return l.dialAs(ctx, br, p, true)
+}
+
+// dialAs connects the agent p to the bridge br, named in the URL
+// (?agent=) when named is set, else left for its first message to
+// introduce; the run closes the connection at its end.
+func (l *load) dialAs(ctx context.Context, br *running, p peer, named bool) (*agentclient.Conn, error) {
+	u := fmt.Sprintf("ws://%s/ws/%s", br.addr, l.langs[p.dialect].name)
+	if named {
+		u += "?agent=" + p.id
+	}
 	dctx, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
 	c, err := agentclient.Dial(dctx, u, agentclient.Options{ReadLimit: -1})
@@ -318,20 +341,21 @@ func (l *load) dial(ctx context.Context, br *running, p peer) (*agentclient.Conn
 	return c, nil
 }
 
-// ready counts the agents of want the bridge lists READY.
-func (r *running) ready(ctx context.Context, want map[string]bool) (int, error) {
+// ready counts the agents of want the bridge lists READY, with at least
+// as many tools as want says.
+func (r *running) ready(ctx context.Context, want map[string]int) (int, error) {
 	n := 0
 	if r.srv != nil {
 		for _, a := range r.srv.Bridge().Agents("") {
-			if want[a.ID] && a.Status == bridge.StatusReady {
+			if least, ok := want[a.ID]; ok && a.Status == bridge.StatusReady && len(a.Tools) >= least {
 				n++
 			}
 		}
 		return n, nil
 	}
-	ids, err := r.readyIDs(ctx)
-	for id := range want {
-		if ids[id] {
+	tools, err := r.readyTools(ctx)
+	for id, least := range want {
+		if got, ok := tools[id]; ok && got >= least {
 			n++
 		}
 	}

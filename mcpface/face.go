@@ -97,6 +97,7 @@ type Face struct {
 	registered map[string]bool
 	told       []mcp.Tool // the list as last told
 	synced     time.Time
+	syncCost   time.Duration // how long the last sync took
 	timer      *time.Timer
 	closed     bool
 	suspended  suspended // calls waiting for a client's input
@@ -220,7 +221,7 @@ func (f *Face) Close() {
 // changed notes that the directory changed: the table is made again when
 // next asked for, and mcp-go's registry (and with it the list_changed
 // notification) is brought up to date now, or at the end of the coalesce
-// interval if one was sent less than Coalesce ago.
+// interval if one was sent less than that ago (interval).
 func (f *Face) changed() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -228,7 +229,7 @@ func (f *Face) changed() {
 	if f.closed || f.timer != nil {
 		return // a sync is on its way
 	}
-	wait := Coalesce - time.Since(f.synced)
+	wait := f.interval() - time.Since(f.synced)
 	if wait <= 0 {
 		// Not here: mcp-go notifies sessions from SetTools, and the
 		// directory's watchers must not block.
@@ -242,11 +243,30 @@ func (f *Face) changed() {
 	})
 }
 
+// syncShare bounds the time the face spends bringing mcp-go's registry up
+// to date while agents come and go: a sync takes time (and garbage) in
+// proportion to all the tools, so with many agents arriving at once (10,000
+// introducing themselves) syncing every Coalesce would be most of the
+// bridge's work, and its garbage most of its memory.
+const syncShare = 20
+
+// interval returns the shortest time between two syncs: Coalesce, or
+// syncShare times what the last one took; f.mu is held.
+func (f *Face) interval() time.Duration {
+	return max(Coalesce, syncShare*f.syncCost)
+}
+
 // sync brings mcp-go's registry up to date with the table, and tells every
 // session the list changed if it did: mcp-go does when its registry
 // changes, sync does when only what is listed changed (an agent went
 // UNAVAILABLE or came back).
 func (f *Face) sync() {
+	began := time.Now()
+	defer func() {
+		f.mu.Lock()
+		f.syncCost = time.Since(began)
+		f.mu.Unlock()
+	}()
 	t := f.table()
 	f.mu.Lock()
 	if f.closed {
@@ -273,7 +293,7 @@ func (f *Face) sync() {
 	tools := make([]server.ServerTool, 0, len(t.entries))
 	for _, e := range t.entries {
 		f.registered[e.name] = true
-		tools = append(tools, server.ServerTool{Tool: e.mcp, Handler: f.call})
+		tools = append(tools, server.ServerTool{Tool: *e.mcp, Handler: f.call})
 	}
 	f.mu.Unlock()
 	f.srv.SetTools(tools...)

@@ -24,11 +24,13 @@ type table struct {
 	list []mcp.Tool
 }
 
-// entry is one tool: its MCP name and the agent's tool behind it.
+// entry is one tool: its MCP name and the agent's tool behind it. mcp is
+// the tool as MCP describes it: for a reachable tool, its element of the
+// table's list, which is not copied again.
 type entry struct {
 	name      string
 	tool      bridge.Tool
-	mcp       mcp.Tool
+	mcp       *mcp.Tool
 	reachable bool
 }
 
@@ -50,14 +52,20 @@ func (f *Face) makeTable() *table {
 	}
 	t := &table{entries: make([]*entry, len(shown)), byName: make(map[string]*entry, len(shown))}
 	for i, tool := range shown {
-		e := &entry{name: names[i], tool: tool, mcp: mcpTool(names[i], tool), reachable: reachable(tool.Status)}
+		e := &entry{name: names[i], tool: tool, reachable: reachable(tool.Status)}
 		t.entries[i] = e
 		t.byName[e.name] = e
 		if e.reachable {
-			t.list = append(t.list, e.mcp)
+			t.list = append(t.list, mcpTool(names[i], tool))
+		} else {
+			m := mcpTool(names[i], tool)
+			e.mcp = &m
 		}
 	}
 	sort.Slice(t.list, func(i, j int) bool { return t.list[i].Name < t.list[j].Name })
+	for i := range t.list {
+		t.byName[t.list[i].Name].mcp = &t.list[i]
+	}
 	return t
 }
 

@@ -102,7 +102,9 @@ type QueueOptions struct {
 // a connection that is never sent anything costs no goroutine. Once
 // started it stays, parked while the queue is empty, so that a busy
 // connection does not start a goroutine (and grow its stack) for every
-// message. A prompt item (Item.Prompt) that finds nothing waiting, on a
+// message, until Rest lets it go (the heartbeat asks once a round, so a
+// busy connection starts one writer a round at most): an idle connection
+// costs no goroutine either. A prompt item (Item.Prompt) that finds nothing waiting, on a
 // link that never waits on the peer (Prompt), is delivered by Put itself;
 // what the link then keeps, the writer flushes.
 type Queue struct {
@@ -113,8 +115,9 @@ type Queue struct {
 	n    int // queued, all levels
 	wake chan struct{}
 	done chan struct{}
-	// started is set once the writer runs.
-	started bool
+	// started is set while the writer runs; rest once Rest lets it go,
+	// until the queue is next empty or used.
+	started, rest bool
 	// closed is set once the writer is told to stop; what is queued then
 	// fails with ErrDisconnect.
 	closed bool
@@ -174,7 +177,7 @@ func (q *Queue) Put(it *Item) error {
 	q.n++
 	n := q.n
 	start := !q.started
-	q.started = true
+	q.started, q.rest = true, false
 	q.mu.Unlock()
 	q.length(n)
 	q.wakeWriter(start)
@@ -216,7 +219,7 @@ func (q *Queue) sendNow(it *Item) {
 		q.mu.Lock()
 		closed, start := q.closed, !q.started
 		if !closed {
-			q.flush, q.started = true, true
+			q.flush, q.started, q.rest = true, true, false
 		}
 		q.mu.Unlock()
 		if !closed {
@@ -248,7 +251,7 @@ func (q *Queue) requeue(it *Item) {
 	q.q[it.Level] = append([]*Item{it}, q.q[it.Level]...)
 	q.n++
 	n, start := q.n, !q.started
-	q.started = true
+	q.started, q.rest = true, false
 	q.mu.Unlock()
 	q.sendMu.Unlock()
 	q.length(n)
@@ -336,10 +339,24 @@ func (q *Queue) take() (it *Item, more, ok bool) {
 	return nil, false, false
 }
 
-// write delivers until the queue is closed.
+// Rest lets the writer go once the queue is empty: the next message
+// starts another.
+func (q *Queue) Rest() {
+	q.mu.Lock()
+	if !q.started || q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.rest = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// write delivers until the queue is closed, or Rest lets it go.
 func (q *Queue) write() {
-	defer close(q.done)
-	defer q.opt.Watchdog.remove(q)
 	ctx, release := q.sendContext()
 	defer func() { release() }()
 	held := false // the link holds a message for the next
@@ -370,8 +387,19 @@ func (q *Queue) write() {
 			q.sendMu.Unlock()
 			q.mu.Lock()
 			closed := q.closed
+			rest := !closed && q.rest && q.n == 0 && !q.flush
+			if rest {
+				// Put starts another writer from now on; Close
+				// finishes without this one.
+				q.started, q.rest = false, false
+			}
 			q.mu.Unlock()
 			if closed {
+				q.opt.Watchdog.remove(q)
+				close(q.done)
+				return
+			}
+			if rest {
 				return
 			}
 			<-q.wake

@@ -95,6 +95,7 @@ type Directory[E Endpoint] struct {
 	agents   map[string]*Agent[E]
 	watchers watchers
 	self     string // this instance's name in a cluster, "" alone
+	in       *interner
 }
 
 // SetInstance names this instance of a cluster: Info says which instance
@@ -117,7 +118,7 @@ func (a *Agent[E]) Remote() bool { return a.instance != "" }
 
 // New returns an empty directory.
 func New[E Endpoint]() *Directory[E] {
-	return &Directory[E]{agents: map[string]*Agent[E]{}}
+	return &Directory[E]{agents: map[string]*Agent[E]{}, in: newInterner()}
 }
 
 // Declare registers an agent ahead of its connection, with the tools and
@@ -139,9 +140,9 @@ func (d *Directory[E]) declare(s Spec, again bool) {
 	a.token = s.Token
 	switch {
 	case !again:
-		a.tools = append(a.tools, s.Tools...)
+		a.tools = append(a.tools, d.in.all(s.Tools)...)
 	case !a.learned:
-		a.tools = slices.Clone(s.Tools)
+		a.tools = d.in.all(s.Tools)
 	}
 	for _, t := range a.cfgTopics {
 		delete(a.topics, t)
@@ -150,7 +151,7 @@ func (d *Directory[E]) declare(s Spec, again bool) {
 		a.topics[t] = true
 	}
 	a.cfgTopics = slices.Clone(s.Subscribe)
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -166,7 +167,7 @@ func (d *Directory[E]) Remove(id, reason string) bool {
 		return false
 	}
 	delete(d.agents, id)
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Removed, Agent: info, Reason: reason})
 	return true
@@ -300,12 +301,12 @@ func (d *Directory[E]) Mirror(a *Agent[E], tools []canonical.Tool, topics []stri
 		d.mu.Unlock()
 		return
 	}
-	a.tools = slices.Clone(tools)
+	a.tools = d.in.all(tools)
 	a.topics = make(map[string]bool, len(topics))
 	for _, t := range topics {
 		a.topics[t] = true
 	}
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -345,7 +346,7 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 	for id, a := range d.agents {
 		var none E
 		if a.httpOnly && a.endpoint == none && a.lastSeen.Before(before) && a.inflight.Load() == 0 {
-			gone = append(gone, a.infoLocked(d.self))
+			gone = append(gone, a.infoLocked(d.self, d.in))
 			delete(d.agents, id)
 		}
 	}
@@ -362,12 +363,12 @@ func (d *Directory[E]) Forget(before time.Time) []string {
 // its topics added to.
 func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	d.mu.Lock()
-	a.tools = slices.Clone(caps.Tools)
+	a.tools = d.in.all(caps.Tools)
 	a.learned = true
 	for _, t := range caps.Topics {
 		a.topics[t] = true
 	}
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: Declared, Agent: info})
 }
@@ -404,6 +405,37 @@ func (d *Directory[E]) Connected(except E, keep func(a *Agent[E]) bool) []Target
 	d.mu.RUnlock()
 	sort.Slice(ts, func(i, j int) bool { return ts[i].Agent.id < ts[j].Agent.id })
 	return ts
+}
+
+// DistinctTools returns the tools of every connected agent whose endpoint
+// is not except, each distinct tool once: two agents' tools equal in every
+// field (name, capability, title, description, schemas, version) are one,
+// which a request by its name reaches through either. In the order of the
+// agents' ids, then of their declarations. With thousands of agents
+// offering the same tools, the bridge's description of what it reaches is
+// then the size of what they offer, not of how many they are.
+func (d *Directory[E]) DistinctTools(except E) []canonical.Tool {
+	var none E
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	agents := make([]*Agent[E], 0, len(d.agents))
+	for _, a := range d.agents {
+		if a.endpoint != none && a.endpoint != except && len(a.tools) > 0 {
+			agents = append(agents, a)
+		}
+	}
+	sort.Slice(agents, func(i, j int) bool { return agents[i].id < agents[j].id })
+	var out []canonical.Tool
+	seen := map[canonical.Tool]bool{}
+	for _, a := range agents {
+		for _, t := range a.tools {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // Follows reports whether a is subscribed to topic. It is meant for

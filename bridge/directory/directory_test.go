@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 )
@@ -251,5 +252,82 @@ func TestForget(t *testing.T) {
 	d.Bind("recent", &conn{"ws"}, BindOptions{Dialect: "collab"})
 	if got := d.Forget(t0.Add(2 * time.Hour)); len(got) != 0 {
 		t.Errorf("forgot %v", got)
+	}
+}
+
+// TestDistinctTools: the tools of the connected agents, but the asker's,
+// each distinct tool once in the order of the agents' ids; a tool that
+// differs in any field is another.
+func TestDistinctTools(t *testing.T) {
+	echo := canonical.Tool{Name: "echo", Description: "Echoes.", InputSchema: `{"type":"object"}`}
+	add := canonical.Tool{Name: "add", InputSchema: `{"type":"object","required":["a"]}`}
+	addV2 := add
+	addV2.Version = "2"
+	cases := []struct {
+		name   string
+		agents map[string][]canonical.Tool // connected agents by id; "me" asks
+		want   []canonical.Tool
+	}{
+		{"none", map[string][]canonical.Tool{"me": {echo}}, nil},
+		{"the same tools of many agents", map[string][]canonical.Tool{"b": {echo, add}, "a": {echo, add}, "c": {add}, "me": {addV2}}, []canonical.Tool{echo, add}},
+		{"a field differs", map[string][]canonical.Tool{"a": {add}, "b": {addV2, echo}}, []canonical.Tool{add, addV2, echo}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := New[*conn]()
+			var me *conn
+			for id, tools := range tc.agents {
+				ep := &conn{name: id}
+				if id == "me" {
+					me = ep
+				}
+				a, _, err := d.Bind(id, ep, BindOptions{Dialect: "swarm", Now: time.Now()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Learn(a, &canonical.Capabilities{Tools: tools})
+			}
+			if got := d.DistinctTools(me); !slices.Equal(got, tc.want) {
+				t.Errorf("DistinctTools = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestInternedTools: agents declaring equal tools, each decoded from a
+// message of its own, share one copy of them and of their schema's bytes;
+// a tool that differs is kept apart, and what an agent declared reads back
+// as declared.
+func TestInternedTools(t *testing.T) {
+	d := New[*conn]()
+	declared := func(id, desc string) *Agent[*conn] {
+		// Each from its own buffer, as a decoded message's strings are.
+		frame := []byte(`{"type":"object"}` + desc)
+		schema := canonical.JSON(string(frame[:17]))
+		a, _, err := d.Bind(id, &conn{name: id}, BindOptions{Dialect: "swarm", Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Learn(a, &canonical.Capabilities{Tools: []canonical.Tool{{Name: "echo", Description: desc, InputSchema: schema}}})
+		return a
+	}
+	a, b, c := declared("a", "Echoes."), declared("b", "Echoes."), declared("c", "Echoes twice.")
+	same := func(x, y *Agent[*conn]) bool {
+		return unsafe.StringData(string(x.tools[0].InputSchema)) == unsafe.StringData(string(y.tools[0].InputSchema)) &&
+			unsafe.StringData(x.tools[0].Description) == unsafe.StringData(y.tools[0].Description)
+	}
+	if !same(a, b) {
+		t.Error("a and b declared the same tool: not shared")
+	}
+	if same(a, c) {
+		t.Error("c's tool differs from a's: shared")
+	}
+	ia, _ := d.Agent("a")
+	ib, _ := d.Agent("b")
+	if string(ia.Tools[0].InputSchema) != `{"type":"object"}` || ia.Tools[0].Description != "Echoes." {
+		t.Errorf("a's tool reads back as %+v", ia.Tools[0])
+	}
+	if &ia.Tools[0].InputSchema[0] != &ib.Tools[0].InputSchema[0] {
+		t.Error("a's and b's listed schemas are not the same bytes")
 	}
 }

@@ -83,7 +83,7 @@ func ToolsFromNames(names []string) []canonical.Tool {
 }
 
 // infoLocked describes a; the directory's lock is held.
-func (a *Agent[E]) infoLocked(self string) Info {
+func (a *Agent[E]) infoLocked(self string, n *interner) Info {
 	var none E
 	in := Info{ID: a.id, Dialect: a.dialect, Transport: a.transport, Status: a.status,
 		Capabilities: []string{}, Tools: []Tool{}, Topics: []string{}, HTTPOnly: a.httpOnly, Connected: a.endpoint != none,
@@ -107,7 +107,7 @@ func (a *Agent[E]) infoLocked(self string) Info {
 		in.Tools = append(in.Tools, Tool{
 			Agent: a.id, Dialect: a.dialect, Status: in.Status, Name: OperationName(t),
 			Title: t.Title, Description: t.Description,
-			InputSchema: raw(t.InputSchema), OutputSchema: raw(t.OutputSchema), Version: t.Version,
+			InputSchema: n.raw(t.InputSchema), OutputSchema: n.raw(t.OutputSchema), Version: t.Version,
 			Operation: canonical.Operation{Capability: t.Capability, Name: t.Name},
 		})
 	}
@@ -116,13 +116,6 @@ func (a *Agent[E]) infoLocked(self string) Info {
 	}
 	sort.Strings(in.Topics)
 	return in
-}
-
-func raw(j canonical.JSON) json.RawMessage {
-	if j == "" {
-		return nil
-	}
-	return json.RawMessage(j)
 }
 
 // Agents describes the registered agents sorted by id; a non-empty
@@ -135,10 +128,34 @@ func (d *Directory[E]) Agents(capability string) []Info {
 		if capability != "" && !a.Serves(capability) {
 			continue
 		}
-		out = append(out, a.infoLocked(d.self))
+		out = append(out, a.infoLocked(d.self, d.in))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// AgentsPage lists at most limit agents whose ids sort after after
+// ("" from the first), sorted by id, and whether more follow; a non-empty
+// capability keeps those that serve it. Only the page's agents are
+// described, so that a page of a large directory costs its size.
+func (d *Directory[E]) AgentsPage(capability, after string, limit int) (page []Info, more bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var ids []*Agent[E]
+	for _, a := range d.agents {
+		if a.id > after && (capability == "" || a.Serves(capability)) {
+			ids = append(ids, a)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].id < ids[j].id })
+	if len(ids) > limit {
+		ids, more = ids[:limit], true
+	}
+	page = make([]Info, len(ids))
+	for i, a := range ids {
+		page[i] = a.infoLocked(d.self, d.in)
+	}
+	return page, more
 }
 
 // Agent describes the agent id.
@@ -149,7 +166,7 @@ func (d *Directory[E]) Agent(id string) (Info, bool) {
 	if a == nil {
 		return Info{}, false
 	}
-	return a.infoLocked(d.self), true
+	return a.infoLocked(d.self, d.in), true
 }
 
 // Tools returns the tools of every agent that can be reached now (it is
@@ -164,7 +181,7 @@ func (d *Directory[E]) Tools(all bool) []Tool {
 		if !all && (a.endpoint == none || !reachable(a.status)) {
 			continue
 		}
-		out = append(out, a.infoLocked(d.self).Tools...)
+		out = append(out, a.infoLocked(d.self, d.in).Tools...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Agent != out[j].Agent {

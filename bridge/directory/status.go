@@ -40,7 +40,7 @@ func (d *Directory[E]) SetStatus(a *Agent[E], status Status, reason string) bool
 		return false
 	}
 	a.status = status
-	info := a.infoLocked(d.self)
+	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
 	d.watchers.tell(Change{Kind: StatusChanged, Agent: info, Previous: old, Reason: reason})
 	return true

@@ -87,14 +87,15 @@ func (c *controller) learn(ep Endpoint, caps *canonical.Capabilities) {
 }
 
 // describe answers a capability query: the named agent's capabilities, or
-// for a query to the bridge those of every other connected agent.
+// for a query to the bridge those of every other connected agent, each
+// distinct tool once.
 func (c *controller) describe(ep Endpoint, env *canonical.Envelope, toBridge bool) Receipt {
 	caps := &canonical.Capabilities{}
 	sender := c.r.id
 	if toBridge {
-		for _, t := range c.r.dir.Connected(ep, nil) {
-			caps.Tools = append(caps.Tools, c.r.dir.ToolsOf(t.Agent)...)
-		}
+		// What the bridge reaches: each distinct tool once, however
+		// many agents serve it.
+		caps.Tools = c.r.dir.DistinctTools(ep)
 	} else {
 		a, _, ok := c.r.dir.Lookup(env.Receiver.ID)
 		if !ok {

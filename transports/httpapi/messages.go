@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 // Handler serves the bridge's HTTP API:
 //
 //	POST /v1/{dialect}/messages   send one message (?agent=ID, ?wait=true)
-//	GET  /v1/agents               list agents (?capability=NAME)
+//	GET  /v1/agents               list agents (?capability=NAME, ?limit=N&after=ID)
 type Handler struct {
 	Bridge *bridge.Bridge
 	Logger *slog.Logger
@@ -168,14 +169,44 @@ func statusOf(out bridge.Outbound) int {
 	return http.StatusInternalServerError
 }
 
-// agents lists the registered agents as JSON.
+// MaxAgentsPage bounds the page GET /v1/agents?limit= asks for.
+const MaxAgentsPage = 1000
+
+// agents lists the registered agents as JSON: all of them, sorted by id,
+// or, with ?limit=N (1 to MaxAgentsPage), a page of at most N whose ids
+// sort after ?after=ID, with "next" (the id to ask after for the next
+// page) while more follow. ?capability=NAME keeps those serving it.
 func (h *Handler) agents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	capability, after := q.Get("capability"), q.Get("after")
+	var list struct {
+		Agents []bridge.AgentInfo `json:"agents"`
+		Next   string             `json:"next,omitempty"`
+	}
+	switch {
+	case q.Has("limit"):
+		limit, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || limit < 1 || limit > MaxAgentsPage {
+			h.refuse(w, "", nil, &canonical.Error{Code: canonical.ErrInvalidArguments,
+				Message: fmt.Sprintf("GET /v1/agents: limit %q: want a whole number from 1 to %d", q.Get("limit"), MaxAgentsPage)})
+			return
+		}
+		var more bool
+		list.Agents, more = h.Bridge.AgentsPage(capability, after, limit)
+		if more {
+			list.Next = list.Agents[len(list.Agents)-1].ID
+		}
+	case q.Has("after"):
+		h.refuse(w, "", nil, &canonical.Error{Code: canonical.ErrInvalidArguments,
+			Message: "GET /v1/agents: after needs limit (?limit=N&after=ID)"})
+		return
+	default:
+		list.Agents = h.Bridge.Agents(capability)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(struct {
-		Agents []bridge.AgentInfo `json:"agents"`
-	}{h.Bridge.Agents(r.URL.Query().Get("capability"))})
+	_ = enc.Encode(list)
 }
 
 // ReadHeaderTimeout is the header timeout servers of this API should use.

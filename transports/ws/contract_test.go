@@ -45,14 +45,20 @@ func contractBridge(t *testing.T) *bridge.Bridge {
 
 // attach attaches l, the bridge's end of c, as the agent peer and
 // carries c until it ends.
-func attach(t *testing.T, b *bridge.Bridge, l bridge.Link, c *websocket.Conn, buffered func() int) {
+func attach(t *testing.T, b *bridge.Bridge, l bridge.Link, c *websocket.Conn, in source) {
 	s, err := b.Attach(l, bridge.AttachOptions{Dialect: "swarm", AgentID: "peer", Reached: true})
 	if err != nil {
 		t.Error(err)
 		c.CloseNow()
 		return
 	}
-	go carry(context.Background(), c, s, b.MaxFrame(), buffered)
+	var read func()
+	read = func() {
+		if _, err := carry(context.Background(), c, s, b.MaxFrame(), in); err == errMoved {
+			go read()
+		}
+	}
+	go read()
 }
 
 // acceptedLink is the link of a connection the bridge accepted from the
@@ -73,7 +79,7 @@ func acceptedLink(t *testing.T) *linktest.Conn {
 			return
 		}
 		l := promptLink{link{c}, pw.pc}
-		attach(t, b, l, c, pw.buffered())
+		attach(t, b, l, c, pw.source())
 		links <- l
 	}))
 	t.Cleanup(srv.Close)
@@ -102,7 +108,7 @@ func dialledLink(t *testing.T) *linktest.Conn {
 		t.Fatal(err)
 	}
 	l := link{c}
-	attach(t, b, l, c, nil)
+	attach(t, b, l, c, source{})
 	return contractConn(t, b, l, <-peers)
 }
 

@@ -85,7 +85,7 @@ func (d *Dialer) once(ctx context.Context) error {
 		c.Close(websocket.StatusPolicyViolation, truncate(err.Error()))
 		return err
 	}
-	_, err = carry(ctx, c, s, d.Bridge.MaxFrame(), nil)
+	_, err = carry(ctx, c, s, d.Bridge.MaxFrame(), source{})
 	return err
 }
 

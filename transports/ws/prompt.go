@@ -3,11 +3,15 @@ package ws
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -26,7 +30,11 @@ import (
 
 // promptConn is a TCP connection whose writes, while prompt is set, never
 // wait on the peer: what the socket cannot take at once is kept in backlog
-// and written, in order, before anything else.
+// and written, in order, before anything else. It holds no buffer while
+// idle (buffers.go): it reads through a pooled buffer taken once the
+// socket has bytes, and puts a frame's header, which the WebSocket
+// library's 16-byte bufio.Writer hands it apart from the payload, in front
+// of the payload, for one write.
 type promptConn struct {
 	net.Conn
 	raw syscall.RawConn
@@ -34,10 +42,16 @@ type promptConn struct {
 	mu      sync.Mutex // held for each write to the socket
 	prompt  bool       // the writes under way must not block
 	hold    bool       // the writes under way wait for the next one
-	backlog []byte     // written but not yet taken by the socket
+	backlog *[]byte    // written but not yet taken by the socket; nil when none
 	// waiting counts the writes under way that may wait on the peer: a
 	// prompt write does not start while there is one (writeNow).
 	waiting atomic.Int32
+
+	// The start of a frame whose payload has not come yet (npend bytes of
+	// pend), and how much of the frame is still to come (left).
+	pend  [smallBuf]byte
+	npend int
+	left  int64
 
 	// What tryWrite (under mu) hands the socket and gets back, with the
 	// function that does it, made once so that the call does not allocate.
@@ -45,6 +59,16 @@ type promptConn struct {
 	outN   int
 	outErr error
 	writeP func(fd uintptr) bool
+
+	// Bytes read from the socket and not yet handed on: (*rbuf)[rr:rw],
+	// rbuf nil when there are none. Only the reading goroutine reads, and
+	// readIn (called by it) fills them, reporting an error in rerr.
+	rbuf   *[]byte
+	rr, rw int
+	rerr   error
+	readP  func(fd uintptr) bool
+	// moved is when the reading last moved to a fresh goroutine.
+	moved time.Time
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -66,7 +90,122 @@ func newPromptConn(c net.Conn) *promptConn {
 	}
 	pc := &promptConn{Conn: c, raw: raw}
 	pc.writeP = pc.writeOut
+	pc.readP = pc.readIn
 	return pc
+}
+
+// Read reads what the socket has, through a pooled buffer that is given
+// back once it has all been handed on: waiting for bytes, the connection
+// holds none.
+func (c *promptConn) Read(p []byte) (int, error) {
+	if c.rbuf == nil {
+		c.rerr = nil
+		if err := c.raw.Read(c.readP); err != nil {
+			return 0, err
+		}
+		if c.rerr != nil {
+			return 0, c.rerr
+		}
+	}
+	n := copy(p, (*c.rbuf)[c.rr:c.rw])
+	c.rr += n
+	if c.rr == c.rw {
+		giveReadBuf(c.rbuf)
+		c.rbuf = nil
+	}
+	return n, nil
+}
+
+// readIn reads the socket fd once into a pooled buffer, without waiting:
+// false (wait until it is readable) when it has nothing, the buffer given
+// back.
+func (c *promptConn) readIn(fd uintptr) bool {
+	b := takeReadBuf()
+	for {
+		n, err := syscall.Read(int(fd), *b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			giveReadBuf(b)
+			return false
+		case err != nil:
+			giveReadBuf(b)
+			c.rerr = &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
+			return true
+		case n == 0:
+			giveReadBuf(b)
+			c.rerr = io.EOF
+			return true
+		}
+		c.rbuf, c.rr, c.rw = b, 0, n
+		return true
+	}
+}
+
+// preload puts bytes read before the connection was handed over (what
+// net/http read past the request) in front of what the socket has.
+func (c *promptConn) preload(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	b := takeReadBuf()
+	if len(p) > len(*b) {
+		*b = make([]byte, len(p))
+	}
+	c.rbuf, c.rr, c.rw = b, 0, copy(*b, p)
+}
+
+// pending returns how many bytes were read from the socket and not yet
+// handed on; only the reading goroutine may ask.
+func (c *promptConn) pending() int {
+	if c.rbuf == nil {
+		return 0
+	}
+	return c.rw - c.rr
+}
+
+// release gives back the buffers the connection holds, once it is done
+// with: by the reading goroutine after its last read.
+func (c *promptConn) release() {
+	if c.rbuf != nil {
+		giveReadBuf(c.rbuf)
+		c.rbuf = nil
+	}
+	c.mu.Lock()
+	if c.backlog != nil {
+		giveBacklog(c.backlog)
+		c.backlog = nil
+	}
+	c.mu.Unlock()
+}
+
+// frameLen returns the length of the WebSocket frame p starts with,
+// header and payload, and whether p holds its header.
+func frameLen(p []byte) (int64, bool) {
+	if len(p) < 2 {
+		return 0, false
+	}
+	n, h := int64(p[1]&0x7f), int64(2)
+	switch n {
+	case 126:
+		if len(p) < 4 {
+			return 0, false
+		}
+		n, h = int64(binary.BigEndian.Uint16(p[2:])), 4
+	case 127:
+		if len(p) < 10 {
+			return 0, false
+		}
+		n, h = int64(binary.BigEndian.Uint64(p[2:])), 10
+	}
+	if p[1]&0x80 != 0 {
+		h += 4 // masked
+	}
+	if n < 0 || n > 1<<62 {
+		return 0, false
+	}
+	return h + n, true
 }
 
 func (c *promptConn) Write(p []byte) (int, error) {
@@ -74,34 +213,93 @@ func (c *promptConn) Write(p []byte) (int, error) {
 	defer c.waiting.Add(-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var head []byte
+	switch {
+	case c.npend > 0:
+		// The payload of the frame begun: written with its start.
+		head = c.pend[:c.npend]
+		c.npend = 0
+		c.left = max(0, c.left-int64(len(p)))
+	case c.left > 0:
+		c.left = max(0, c.left-int64(len(p)))
+	default:
+		if n, ok := frameLen(p); ok && int64(len(p)) < n && len(p) <= len(c.pend) {
+			// The start of a frame: kept for the rest.
+			c.npend = copy(c.pend[:], p)
+			c.left = n - int64(len(p))
+			return len(p), nil
+		}
+	}
+	if err := c.writeJoined(head, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// frames are buffers in which a frame's start and its payload are joined
+// for one write, for the duration of the write.
+var frames = sync.Pool{New: func() any { b := make([]byte, 0, readBufSize); return &b }}
+
+// writeJoined writes head and then p, in one write where they fit a
+// buffer of readBufSize; c.mu is held.
+func (c *promptConn) writeJoined(head, p []byte) error {
+	if len(head) == 0 {
+		return c.write(p)
+	}
+	if len(head)+len(p) <= readBufSize {
+		b := frames.Get().(*[]byte)
+		*b = append(append((*b)[:0], head...), p...)
+		err := c.write(*b)
+		frames.Put(b)
+		return err
+	}
+	if err := c.write(head); err != nil {
+		return err
+	}
+	return c.write(p)
+}
+
+// keep adds p to the backlog; c.mu is held.
+func (c *promptConn) keep(p []byte) {
+	if c.backlog == nil {
+		c.backlog = takeBacklog()
+	}
+	*c.backlog = append(*c.backlog, p...)
+}
+
+// write writes p as the connection's mode says; c.mu is held.
+func (c *promptConn) write(p []byte) error {
 	if c.prompt {
 		rest := p
-		if len(c.backlog) == 0 {
+		if c.backlog == nil {
 			n, err := c.tryWrite(p)
 			if err != nil {
-				return n, err
+				return err
 			}
 			rest = p[n:]
 		}
-		c.backlog = append(c.backlog, rest...)
-		return len(p), nil
-	}
-	if len(c.backlog) > 0 && len(c.backlog)+len(p) <= holdLimit {
-		// One write for what was held and p.
-		c.backlog = append(c.backlog, p...)
-		if c.hold {
-			return len(p), nil
+		if len(rest) > 0 {
+			c.keep(rest)
 		}
-		return len(p), c.drain()
+		return nil
+	}
+	if c.backlog != nil && len(*c.backlog)+len(p) <= holdLimit {
+		// One write for what was held and p.
+		c.keep(p)
+		if c.hold {
+			return nil
+		}
+		return c.drain()
 	}
 	if err := c.drain(); err != nil {
-		return 0, err
+		return err
 	}
 	if c.hold && len(p) < holdLimit {
-		c.backlog = append(c.backlog, p...)
-		return len(p), nil
+		c.keep(p)
+		return nil
 	}
-	return c.Conn.Write(p)
+	_, err := c.Conn.Write(p)
+	return err
 }
 
 // tryWrite writes what of p the socket takes without waiting.
@@ -132,16 +330,15 @@ func (c *promptConn) writeOut(fd uintptr) bool {
 	}
 }
 
-// drain writes the backlog, waiting on the peer; c.mu is held.
+// drain writes the backlog, waiting on the peer, and gives its buffer
+// back; c.mu is held.
 func (c *promptConn) drain() error {
-	if len(c.backlog) == 0 {
+	if c.backlog == nil {
 		return nil
 	}
-	_, err := c.Conn.Write(c.backlog)
-	c.backlog = c.backlog[:0]
-	if cap(c.backlog) > 64<<10 {
-		c.backlog = nil // a large message's backlog is not kept
-	}
+	_, err := c.Conn.Write(*c.backlog)
+	giveBacklog(c.backlog)
+	c.backlog = nil
 	return err
 }
 
@@ -161,7 +358,7 @@ func (c *promptConn) writeNow(write func() error) (backlog bool, err error) {
 	err = write()
 	c.mu.Lock()
 	c.prompt = false
-	backlog = len(c.backlog) > 0
+	backlog = c.backlog != nil
 	c.mu.Unlock()
 	return backlog, err
 }
@@ -226,9 +423,9 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w.br = brw.Reader
 	w.pc = newPromptConn(c)
 	if w.pc == nil {
+		w.br = brw.Reader
 		return c, brw, nil
 	}
 	// What the server has not yet written goes before the WebSocket's
@@ -236,25 +433,83 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err := brw.Writer.Flush(); err != nil {
 		return nil, nil, err
 	}
-	return w.pc, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.pc, brw.Writer.Size())), nil
+	// net/http's 4 KB buffers are let go: what its reader holds past the
+	// request goes first, and the library gets bufio's smallest, the
+	// connection buffering for it only while it has bytes.
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, err := brw.Reader.Peek(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.pc.preload(b)
+	}
+	w.br = bufio.NewReaderSize(w.pc, smallBuf)
+	return w.pc, bufio.NewReadWriter(w.br, bufio.NewWriterSize(w.pc, smallBuf)), nil
 }
 
-// buffered returns the function that reports how many bytes the hijacked
-// connection has read and not yet handed on (its read buffer, which only
-// the reader's goroutine may ask about); nil when its writes cannot be
-// prompt (TLS). It keeps the buffer only, not the HTTP response, which the
-// connection's reader must not hold.
+// source returns what the connection's reader may ask of the hijacked
+// connection: how many bytes it has read and not yet handed on (its read
+// buffers, which only the reader's goroutine may ask about), and its
+// buffers to give back at its end; the zero source when its writes cannot
+// be prompt (TLS). It keeps the buffers only, not the HTTP response, which
+// the connection's reader must not hold.
 //
 // It does not ask the socket too. A frame with nothing after it in the
-// buffer came with the last read, which took what the socket had then (up
+// buffers came with the last read, which took what the socket had then (up
 // to the buffer's size); what arrives while the frame is handled waits for
 // the next read, and the prompt write in between does not block. Asking the socket (an ioctl per
 // frame, to hand the write to the queue's writer when more was waiting)
 // cost the hop about 3% of its p50 and measured no better on a stream
 // (docs/performance.md, "Paired rounds").
-func (w *promptWriter) buffered() func() int {
+func (w *promptWriter) source() source {
 	if w.br == nil || w.pc == nil {
-		return nil
+		return source{}
 	}
-	return w.br.Buffered
+	return source{br: w.br, pc: w.pc}
+}
+
+// source is what a connection's reader knows of the connection under its
+// WebSocket; the zero source knows nothing.
+type source struct {
+	br *bufio.Reader
+	pc *promptConn
+}
+
+// buffered returns how many bytes have been read from the connection and
+// not yet handed on, and whether it can tell.
+func (s source) buffered() (int, bool) {
+	if s.pc == nil {
+		return 0, false
+	}
+	return s.br.Buffered() + s.pc.pending(), true
+}
+
+// moveEvery is how often at most the reading of a connection moves to a
+// fresh goroutine (source.move).
+const moveEvery = time.Second
+
+// move reports whether the reading of the connection should go on in a
+// fresh goroutine, now that a frame was handled and nothing more has come:
+// at most once every moveEvery. Handling a frame grows the reader's stack
+// (a capability declaration, routed and answered, to 8-16 KB), and the
+// runtime shrinks a parked goroutine's stack by half a collection, of
+// which an idle bridge makes few; a fresh goroutine starts at the size
+// goroutines use on average. Only the reading goroutine may ask.
+func (s source) move() bool {
+	if s.pc == nil {
+		return false
+	}
+	now := time.Now()
+	if now.Sub(s.pc.moved) < moveEvery {
+		return false
+	}
+	s.pc.moved = now
+	return true
+}
+
+// release gives back the buffers the connection holds, at its end.
+func (s source) release() {
+	if s.pc != nil {
+		s.pc.release()
+	}
 }

@@ -16,27 +16,30 @@ import (
 // closes the connection (StatusMessageTooBig) rather than be drained.
 const hardLimitFactor = 16
 
-// serve reads messages from c into s until the connection ends. buffered,
-// when not nil, says how much has been read from the connection but not yet
+// serve reads messages from c into s until the connection ends. in, when
+// it can, says how much has been read from the connection but not yet
 // taken: a message with nothing after it is received as the last one
-// (Session.ReceiveLast), so that what it causes is written at once.
-func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, buffered func() int) error {
+// (Session.ReceiveLast), so that what it causes is written at once. Each
+// message is read into a buffer taken for it once its frame has begun, so
+// that the connection holds none while it waits.
+func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, in source) error {
 	c.SetReadLimit(int64(max) * hardLimitFactor)
-	var buf bytes.Buffer
 	var lr io.LimitedReader // one for every message: io.LimitReader would allocate
 	for {
 		_, r, err := c.Reader(ctx)
 		if err != nil {
 			return err
 		}
-		buf.Reset()
+		buf := takeMsgBuf()
 		lr.R, lr.N = r, int64(max)+1
 		n, err := buf.ReadFrom(&lr)
 		lr.R = nil
 		if err != nil {
+			giveMsgBuf(buf)
 			return err
 		}
 		if n > int64(max) {
+			giveMsgBuf(buf)
 			rest, err := io.Copy(io.Discard, r)
 			if err != nil {
 				return err
@@ -45,23 +48,38 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, b
 			continue
 		}
 		// Receive keeps the frame: it gets its own copy of the buffer.
-		if buffered != nil && buffered() == 0 {
-			s.ReceiveLast(bytes.Clone(buf.Bytes()))
+		frame := bytes.Clone(buf.Bytes())
+		giveMsgBuf(buf)
+		if more, ok := in.buffered(); ok && more == 0 {
+			s.ReceiveLast(frame)
+			if in.move() {
+				return errMoved
+			}
 		} else {
-			s.Receive(bytes.Clone(buf.Bytes()))
+			s.Receive(frame)
 		}
 	}
 }
 
+// errMoved is what serve returns when the connection is to be read on by
+// a fresh goroutine (source.move).
+var errMoved = errors.New("ws: the connection is read on by a fresh goroutine")
+
 // carry reads c into s until the connection ends (serve), then closes
-// the connection and detaches s: as lost unless the connection was closed
-// normally or ctx ended. It returns whether s was told it was lost, and
-// why the connection ended.
-func carry(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, buffered func() int) (lost bool, err error) {
-	err = serve(ctx, c, s, max, buffered)
+// the connection, gives its buffers back and detaches s: as lost unless
+// the connection was closed normally or ctx ended. It returns whether s
+// was told it was lost, and why the connection ended; errMoved, with the
+// connection still open, when in asked for the reading to go on in a
+// fresh goroutine (only a source that knows its connection does).
+func carry(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, in source) (lost bool, err error) {
+	err = serve(ctx, c, s, max, in)
+	if err == errMoved {
+		return false, err // the caller reads on in a fresh goroutine
+	}
 	// The connection goes first, so that a write to a peer that stopped
 	// reading ends at once and the session's queue can be failed.
 	c.CloseNow()
+	in.release()
 	if closedNormally(err) || ctx.Err() != nil {
 		s.Detach()
 		return false, err

@@ -94,13 +94,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP request, its headers and the handler's stack are
 	// not kept for the connection's life (an idle agent costs that much
 	// less). The hijacked connection is no longer the HTTP server's.
-	remote, maxFrame, buffered := opts.Remote, h.Bridge.MaxFrame(), pw.buffered()
-	go func() {
+	remote, maxFrame, in := opts.Remote, h.Bridge.MaxFrame(), pw.source()
+	var read func()
+	read = func() {
 		// No context ends a read: closing the connection does.
-		if lost, err := carry(context.Background(), c, s, maxFrame, buffered); lost {
+		lost, err := carry(context.Background(), c, s, maxFrame, in)
+		switch {
+		case err == errMoved:
+			go read() // a fresh goroutine, with a small stack, reads on
+		case lost:
 			h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
 		}
-	}()
+	}
+	go read()
 }
 
 func (h *Handler) logger() *slog.Logger {
