@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
@@ -135,15 +136,15 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers, lone []peer) 
 	want := make(map[string]int, len(peers))
 	for _, p := range peers {
 		var intro [][]byte
-		named := true
+		named, tools := true, false
 		if lone != nil {
 			var err error
-			if intro, named, err = l.introduction(p, lone[p.dialect]); err != nil {
+			if intro, named, tools, err = l.introduction(p, lone[p.dialect]); err != nil {
 				return err
 			}
 		}
 		want[p.id] = 0
-		if named && lone != nil {
+		if tools {
 			want[p.id] = 1 // its tools
 		}
 		sem <- struct{}{}
@@ -180,28 +181,29 @@ func (l *load) serveIdle(ctx context.Context, brs *bridges, peers, lone []peer) 
 }
 
 // introduction returns the frames p opens its connection with, as a live
-// agent of its dialect does, and whether it is named in the URL: the
-// reference agent's introduction with all its tools (a swarm handshake, an
-// elizaacl INFORM_CAPABILITIES, a collab registration, a fuse
-// declaration); in a dialect that has none (bluelabel), its first message,
-// which introduces it, the agent not named in the URL: a request to the
-// probe's responder of its dialect, answered at once.
-func (l *load) introduction(p, to peer) (frames [][]byte, named bool, err error) {
+// agent of its dialect does, whether it is named in the URL, and whether
+// the frames declare its tools: the reference agent's introduction with
+// all its tools (a swarm handshake, an elizaacl INFORM_CAPABILITIES, a
+// collab registration, a fuse declaration); in a dialect that has none
+// (bluelabel, a2a), its first message, which introduces it: a request to
+// the probe's responder of its dialect, answered at once, the agent named
+// in the URL only when its frames do not name their sender (a2a).
+func (l *load) introduction(p, to peer) (frames [][]byte, named, tools bool, err error) {
 	lg := &l.langs[p.dialect]
 	a, err := refagent.New(refagent.Options{ID: p.id, Dialect: lg.name})
 	if err != nil {
-		return nil, false, fmt.Errorf("loadgen: agent %s (%s): %w", p.id, lg.name, err)
+		return nil, false, false, fmt.Errorf("loadgen: agent %s (%s): %w", p.id, lg.name, err)
 	}
 	if intro := a.Introduction(); len(intro) > 0 {
-		return intro, true, nil
+		return intro, true, true, nil
 	}
 	q := len(l.plan.requesters) // the probe's number: the responder answers it
 	env := request(&lg.wire, p.id, to.id, p.id+"-INTRO", arguments(nil, q, 0, ""))
 	frame, err := lg.codec.Encode(nil, env, encodeContext(p.id))
 	if err != nil {
-		return nil, false, fmt.Errorf("loadgen: the first message of %s (%s): %w", p.id, lg.name, err)
+		return nil, false, false, fmt.Errorf("loadgen: the first message of %s (%s): %w", p.id, lg.name, err)
 	}
-	return [][]byte{frame}, false, nil
+	return [][]byte{frame}, !dialects.NamesSender(lg.codec), false, nil
 }
 
 // probe times probeRequests round trips from a collab requester named id
