@@ -17,17 +17,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Outcomes of a tools/call, as the mcp_tool_calls_total metric counts them.
-const (
-	outcomeSuccess   = "success"      // the agent's result
-	outcomeFailure   = "failure"      // the agent's failure or refusal, or a failed result
-	outcomeBridge    = "unavailable"  // the bridge's own error: agent gone, timed out, queue full, circuit open
-	outcomeInputs    = "needs_input"  // the agent wants inputs the client cannot give
-	outcomeCancelled = "cancelled"    // the client cancelled
-	outcomeLimited   = "rate_limited" // over a limit of mcp.limits: not sent to the agent
-	outcomeUnknown   = "unknown_tool" // no such tool for this client: in the audit log only
-)
-
 // call is the handler of every tool: a tools/call becomes a canonical
 // request to the tool's agent through the bridge's call API. A retry of a
 // call that asked the client for input (its RequestState names the
