@@ -17,17 +17,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Outcomes of a tools/call, as the mcp_tool_calls_total metric counts them.
-const (
-	outcomeSuccess   = "success"      // the agent's result
-	outcomeFailure   = "failure"      // the agent's failure or refusal, or a failed result
-	outcomeBridge    = "unavailable"  // the bridge's own error: agent gone, timed out, queue full, circuit open
-	outcomeInputs    = "needs_input"  // the agent wants inputs the client cannot give
-	outcomeCancelled = "cancelled"    // the client cancelled
-	outcomeLimited   = "rate_limited" // over a limit of mcp.limits: not sent to the agent
-	outcomeUnknown   = "unknown_tool" // no such tool for this client: in the audit log only
-)
-
 // call is the handler of every tool: a tools/call becomes a canonical
 // request to the tool's agent through the bridge's call API. A retry of a
 // call that asked the client for input (its RequestState names the
@@ -56,19 +45,21 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 	}
 	env := canonical.Envelope{
 		Act:       canonical.ActRequest,
-		Sender:    canonical.Party{ID: f.senderOf(ctx)},
+		Sender:    canonical.Party{ID: f.senderOf(s)},
 		Receiver:  canonical.Address{Kind: canonical.AddressAgent, ID: e.tool.Agent},
 		Operation: e.tool.Operation,
 		Arguments: args,
 		TTL:       canonical.Dur(f.opts.CallTimeout),
 	}
-	sc := &suspendedCall{e: e, start: time.Now(), args: args,
-		asks: make(chan *canonical.Envelope, 1), answers: make(chan inputAnswer, 1)}
-	opts := []bridge.CallOption{}
+	sc := &suspendedCall{e: e, start: time.Now(), args: args}
+	var opts []bridge.CallOption
 	if token := progressToken(req); token != nil {
 		opts = append(opts, bridge.WithProgress(f.progress(ctx, token, e)))
 	}
 	if canElicit(ctx) {
+		// Only a call that can ask its client for input needs the ways to;
+		// await's select never hears from a nil asks.
+		sc.asks, sc.answers = make(chan *canonical.Envelope, 1), make(chan inputAnswer, 1)
 		opts = append(opts, bridge.WithInputs(sc.ask))
 	}
 	// The call outlives this handler when it asks the client for input
@@ -218,7 +209,7 @@ func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
 			text = ans.Description
 		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
-		if gjson.Valid(string(ans.Result)) && gjson.Parse(string(ans.Result)).IsObject() {
+		if isObject(ans.Result) {
 			res.StructuredContent = json.RawMessage(ans.Result)
 		}
 		if ans.Outcome == canonical.OutcomeFailure {
@@ -247,6 +238,13 @@ func answer(e *entry, ans *canonical.Envelope) (string, *mcp.CallToolResult) {
 		msg += ": " + ans.Description
 	}
 	return outcomeFailure, errorResult(msg)
+}
+
+// isObject reports whether j is a JSON object: its first byte after
+// white space is '{' and it is valid JSON.
+func isObject(j canonical.JSON) bool {
+	s := strings.TrimLeft(string(j), " \t\r\n")
+	return s != "" && s[0] == '{' && gjson.Valid(s)
 }
 
 // who names the agent of e in a result: "agent jules (swarm)".
@@ -327,10 +325,10 @@ func canElicit(ctx context.Context) bool {
 	return ok && s.GetClientCapabilities().Elicitation != nil
 }
 
-// senderOf is the id a client's requests carry: the agent its token
-// proved, or the configured sender.
-func (f *Face) senderOf(ctx context.Context) string {
-	if s := scopeOf(ctx); s != nil && s.sender != "" {
+// senderOf is the id the requests of a client of scope s carry: the agent
+// its token proved, or the configured sender.
+func (f *Face) senderOf(s *scope) string {
+	if s != nil && s.sender != "" {
 		return s.sender
 	}
 	return f.opts.Sender

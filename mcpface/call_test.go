@@ -42,6 +42,22 @@ func TestArguments(t *testing.T) {
 }
 
 // TestEventText: what a call's progress says of an agent's event.
+// TestIsObject: a result is structured content only when it is a JSON
+// object.
+func TestIsObject(t *testing.T) {
+	for _, tc := range []struct {
+		in   canonical.JSON
+		want bool
+	}{
+		{`{"sum":3}`, true}, {" \n\t{}", true}, {`{"sum":`, false}, {`{"a":1}x`, false},
+		{`[1,2]`, false}, {`"text"`, false}, {`3`, false}, {``, false}, {`  `, false}, {`null`, false},
+	} {
+		if got := isObject(tc.in); got != tc.want {
+			t.Errorf("isObject(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestEventText(t *testing.T) {
 	for _, tc := range []struct {
 		env  *canonical.Envelope

@@ -2,9 +2,22 @@ package mcpface
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Outcomes of a tools/call, as the mcp_tool_calls_total metric counts them.
+const (
+	outcomeSuccess   = "success"      // the agent's result
+	outcomeFailure   = "failure"      // the agent's failure or refusal, or a failed result
+	outcomeBridge    = "unavailable"  // the bridge's own error: agent gone, timed out, queue full, circuit open
+	outcomeInputs    = "needs_input"  // the agent wants inputs the client cannot give
+	outcomeCancelled = "cancelled"    // the client cancelled
+	outcomeLimited   = "rate_limited" // over a limit of mcp.limits: not sent to the agent
+	outcomeUnknown   = "unknown_tool" // no such tool for this client: in the audit log only
 )
 
 // metrics are the MCP face's Prometheus metrics.
@@ -15,6 +28,21 @@ type metrics struct {
 	listChanged prometheus.Counter       // mcp_tools_list_changed_total
 	limited     *prometheus.CounterVec   // mcp_rate_limited_total{limit}
 	relayed     prometheus.Counter       // mcp_answers_relayed_total
+	// tools holds each called tool's series of calls and durations
+	// (*toolSeries by tool name), so that a tools/call does not look its
+	// labels up in the vectors again.
+	tools sync.Map
+}
+
+// outcomes are the outcomes mcp_tool_calls_total counts, in the order of
+// toolSeries.calls.
+var outcomes = [...]string{outcomeSuccess, outcomeFailure, outcomeBridge, outcomeInputs, outcomeCancelled, outcomeLimited}
+
+// toolSeries are one tool's series: its duration histogram and its call
+// counter of each outcome, each made on the first call that needs it.
+type toolSeries struct {
+	duration prometheus.Observer
+	calls    [len(outcomes)]atomic.Pointer[prometheus.Counter]
 }
 
 func newMetrics(r prometheus.Registerer) (*metrics, error) {
@@ -52,6 +80,33 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 
 // called counts one tools/call and observes how long it took.
 func (m *metrics) called(tool, outcome string, d time.Duration) {
-	m.calls.WithLabelValues(tool, outcome).Inc()
-	m.durations.WithLabelValues(tool).Observe(d.Seconds())
+	ts := m.series(tool)
+	ts.counter(m.calls, tool, outcome).Inc()
+	ts.duration.Observe(d.Seconds())
+}
+
+// series returns tool's series, made on its first call.
+func (m *metrics) series(tool string) *toolSeries {
+	if v, ok := m.tools.Load(tool); ok {
+		return v.(*toolSeries)
+	}
+	v, _ := m.tools.LoadOrStore(tool, &toolSeries{duration: m.durations.WithLabelValues(tool)})
+	return v.(*toolSeries)
+}
+
+// counter returns the counter of tool's calls that ended with outcome.
+func (ts *toolSeries) counter(calls *prometheus.CounterVec, tool, outcome string) prometheus.Counter {
+	i := 0
+	for i < len(outcomes) && outcomes[i] != outcome {
+		i++
+	}
+	if i == len(outcomes) {
+		return calls.WithLabelValues(tool, outcome)
+	}
+	if c := ts.calls[i].Load(); c != nil {
+		return *c
+	}
+	c := calls.WithLabelValues(tool, outcome)
+	ts.calls[i].Store(&c)
+	return c
 }
