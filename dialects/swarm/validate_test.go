@@ -74,3 +74,21 @@ func FuzzMembersOf(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMembersOf times membersOf against a root.Get for each member,
+// on a response as agents write them.
+func BenchmarkMembersOf(b *testing.B) {
+	root := gjson.Parse(`{"message_id":"r-bench-12","message_type":"response","sender_id":"swarm-agent","receiver_id":"collab-req","timestamp":"2026-11-21T10:00:00Z","correlation_id":"tok-abcdef0123","payload":{"success":true,"result":{"report_url":"https://example.com/r/1","pages":3},"execution_time":0.01,"error":null}}`)
+	b.Run("get", func(b *testing.B) {
+		for b.Loop() {
+			_ = root.Get("message_type")
+			_ = root.Get("receiver_id")
+			_ = root.Get("correlation_id")
+		}
+	})
+	b.Run("membersOf", func(b *testing.B) {
+		for b.Loop() {
+			_ = membersOf(root)
+		}
+	})
+}
