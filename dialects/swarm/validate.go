@@ -45,22 +45,24 @@ func membersOf(root gjson.Result) members {
 	var m members
 	const typ, recv, corr, payload = 1, 2, 4, 8
 	var seen int
-	first := func(bit int, into *gjson.Result, v gjson.Result) {
+	root.ForEach(func(k, v gjson.Result) bool {
+		var bit int
+		var into *gjson.Result
+		switch k.Str {
+		case "message_type":
+			bit, into = typ, &m.messageType
+		case "receiver_id":
+			bit, into = recv, &m.receiver
+		case "correlation_id":
+			bit, into = corr, &m.correlation
+		case "payload":
+			bit, into = payload, &m.payload
+		default:
+			return true
+		}
 		if seen&bit == 0 {
 			seen |= bit
 			*into = v
-		}
-	}
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "message_type":
-			first(typ, &m.messageType, v)
-		case "receiver_id":
-			first(recv, &m.receiver, v)
-		case "correlation_id":
-			first(corr, &m.correlation, v)
-		case "payload":
-			first(payload, &m.payload, v)
 		}
 		if seen&(typ|recv|corr) != typ|recv|corr {
 			return true
