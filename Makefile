@@ -148,6 +148,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./internal/schemafast
+	$(GO) test -run '^$$' -fuzz '^FuzzMembersOf$$' -fuzztime $(FUZZTIME) ./dialects/swarm
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -534,7 +534,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	it := &delivery.Item{
 		Out:     out,
 		Level:   delivery.LevelOf(env.Priority),
-		Expires: expiryOf(env, time.Now()),
+		Expires: expiryOf(env),
 		Force:   o.Answer,
 		Failed:  o.Failed,
 		Prompt:  o.Prompt,
@@ -637,9 +637,10 @@ func encodedSize(env *canonical.Envelope) int {
 
 // expiryOf returns when env stops being worth delivering: its ttl from
 // now, else its deadline; zero when it has neither.
-func expiryOf(env *canonical.Envelope, now time.Time) time.Time {
+func expiryOf(env *canonical.Envelope) time.Time {
 	if env.TTL.Set && env.TTL.D > 0 {
-		return now.Add(env.TTL.D)
+		// The clock is read only for a ttl: most messages have none.
+		return time.Now().Add(env.TTL.D)
 	}
 	if t, ok := env.Deadline.Parse(); ok {
 		return t

@@ -1,6 +1,9 @@
 package dialects
 
 import (
+	"math/bits"
+	"slices"
+
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
 )
@@ -12,8 +15,22 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 		return
 	}
 	lost := env.PresentSet() &^ holds &^ canonical.SetOf(canonical.CExtra)
-	for _, c := range lost.List() {
-		ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: c.String(), tmpl: tmplDropped, env: env, target: target})
+	extras := 0
+	for i := range env.Extra {
+		if env.Extra[i].Dialect != target {
+			extras++
+		}
+	}
+	if lost == 0 && extras == 0 {
+		return
+	}
+	// Room for all of them at once: a message with a few members the
+	// target has no place for would otherwise grow the list a few times.
+	ctx.Losses = slices.Grow(ctx.Losses, bits.OnesCount64(uint64(lost))+extras)
+	if lost != 0 {
+		for _, c := range lost.List() {
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: c, Path: c.String(), tmpl: tmplDropped, env: env, target: target})
+		}
 	}
 	for i := range env.Extra {
 		if f := &env.Extra[i]; f.Dialect != target {

@@ -13,24 +13,63 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 		return rules.List
 	}
 	add := rules.Add
-	msgType := root.Get("message_type").Str
-	recv := root.Get("receiver_id")
-	if (msgType == typeRequest || msgType == typeResponse) && (!recv.Exists() || recv.Type == gjson.Null) {
+	m := membersOf(root)
+	msgType := m.messageType.Str
+	if (msgType == typeRequest || msgType == typeResponse) && (!m.receiver.Exists() || m.receiver.Type == gjson.Null) {
 		add("receiver_id", "a %s needs a receiver; only notifications and errors may be sent to all", msgType)
 	}
 	if msgType == typeResponse || msgType == typeHandshakeResponse {
-		if corr := root.Get("correlation_id"); corr.Type != gjson.String || corr.Str == "" {
+		if corr := m.correlation; corr.Type != gjson.String || corr.Str == "" {
 			add("correlation_id", "a %s must carry the correlation_id of the request it answers", msgType)
 		}
 	}
 	if msgType == typeRequest {
-		// Looked up only for a request: for anything else the search
-		// would walk the whole payload for nothing.
-		if t := root.Get("payload.timeout"); t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
+		if t := m.payload.Get("timeout"); t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
 			add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
 		}
 	}
 	return c.FinishRules(rules, msg)
+}
+
+// members are the top-level members Validate's rules read, each the first
+// of its name, as root.Get finds them.
+type members struct {
+	messageType, receiver, correlation, payload gjson.Result
+}
+
+// membersOf reads root's members for Validate in one pass, rather than a
+// pass from the start for each. It stops once it has them all, or all but
+// the payload of a message that is no request (only a request's timeout is
+// read): in the usual order, before the payload.
+func membersOf(root gjson.Result) members {
+	var m members
+	const typ, recv, corr, payload = 1, 2, 4, 8
+	var seen int
+	root.ForEach(func(k, v gjson.Result) bool {
+		var bit int
+		var into *gjson.Result
+		switch k.Str {
+		case "message_type":
+			bit, into = typ, &m.messageType
+		case "receiver_id":
+			bit, into = recv, &m.receiver
+		case "correlation_id":
+			bit, into = corr, &m.correlation
+		case "payload":
+			bit, into = payload, &m.payload
+		default:
+			return true
+		}
+		if seen&bit == 0 {
+			seen |= bit
+			*into = v
+		}
+		if seen&(typ|recv|corr) != typ|recv|corr {
+			return true
+		}
+		return seen&payload == 0 && m.messageType.Str == typeRequest
+	})
+	return m
 }
 
 // Detect scores msg as swarm: message_type and sender_id are its marks.

@@ -140,6 +140,24 @@ func AppendString(dst []byte, s string) []byte {
 	return append(append(dst, s[start:]...), '"')
 }
 
+// Plain reports whether s is ASCII that a JSON string holds as it is: no
+// quote, backslash or control character, so that AppendString would write
+// it between quotes unchanged.
+func Plain(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if NotPlain(word(s[i:i+8])) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // word reads eight bytes of s as a little-endian word: the first byte in
 // the lowest bits, as NotPlain wants them. The compiler makes it one load.
 func word(s string) uint64 {

@@ -65,7 +65,37 @@ func FuzzAppendString(f *testing.F) {
 		if want := appendStringByByte(nil, s); string(b) != string(want) {
 			t.Fatalf("%q -> %s, byte by byte %s", s, b, want)
 		}
+		if want := plainByByte(s); Plain(s) != want {
+			t.Fatalf("Plain(%q) = %v, byte by byte %v", s, !want, want)
+		}
 	})
+}
+
+// TestPlain: Plain is true exactly when every byte is plain, at every
+// place of a word and past the last whole word.
+func TestPlain(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"", true}, {"swarm-agent", true}, {"sixteen plain by", true}, {"0f6a3c2e-9b1d-4e55-8c3a-2d7e4f1b9a60", true},
+		{"a\"b", false}, {"eight by\\", false}, {"seven b\x1f", false}, {"é", false}, {"seventeen plain b\x7f", true},
+		{"sixteen plain b\x80", false}, {"\u2028", false}, {"tab\there", false},
+	} {
+		if got := Plain(tc.s); got != tc.want {
+			t.Errorf("Plain(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// plainByByte is what Plain reports, a byte at a time.
+func plainByByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isPlain(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestNotPlain: NotPlain's lowest mark is the first byte that is not plain

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
@@ -132,7 +133,7 @@ func (h *Handler) head(t time.Time, level slog.Level, msg string) (*[]byte, bool
 	b := append((*bp)[:0], '{')
 	if !t.IsZero() {
 		b = append(b, `"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = appendTime(b, t)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":`...)
@@ -218,8 +219,57 @@ func appendFloat(b []byte, f float64) []byte {
 // not when s holds U+2028 or U+2029, which the library escapes and
 // jsonw.AppendString does not.
 func appendString(b []byte, s string) ([]byte, bool) {
+	if jsonw.Plain(s) {
+		// What every key and nearly every value the bridge logs is:
+		// written as it is, in one pass over s.
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), true
+	}
 	if strings.IndexByte(s, 0xe2) >= 0 && (strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029")) {
 		return b, false
 	}
 	return jsonw.AppendString(b, s), true
+}
+
+// second is one second of the clock written as RFC 3339 without a
+// fraction ("2006-01-02T15:04:05Z07:00"), in one location.
+type second struct {
+	unix int64
+	loc  *time.Location
+	text []byte
+}
+
+// lastSecond is the second the last line was written in: lines come many
+// to a second, and writing the date and clock is most of a timestamp's
+// cost.
+var lastSecond atomic.Pointer[second]
+
+// appendTime appends t, of a year 0-9999, as t.AppendFormat(b,
+// time.RFC3339Nano) does: the date and clock of its second, kept from the
+// last line written in that second and location, then the nanoseconds
+// without their trailing zeros, then the zone.
+func appendTime(b []byte, t time.Time) []byte {
+	unix, loc := t.Unix(), t.Location()
+	s := lastSecond.Load()
+	if s == nil || s.unix != unix || s.loc != loc {
+		s = &second{unix: unix, loc: loc, text: t.AppendFormat(nil, time.RFC3339)}
+		lastSecond.Store(s)
+	}
+	const clock = len("2006-01-02T15:04:05")
+	b = append(b, s.text[:clock]...)
+	if ns := t.Nanosecond(); ns != 0 {
+		var f [10]byte
+		f[0] = '.'
+		for i := 9; i > 0; i-- {
+			f[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(f)
+		for f[n-1] == '0' {
+			n--
+		}
+		b = append(b, f[:n]...)
+	}
+	return append(b, s.text[clock:]...)
 }

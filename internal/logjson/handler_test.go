@@ -85,6 +85,17 @@ func TestSameAsLibrary(t *testing.T) {
 		{name: "no time", msg: "m", attrs: []slog.Attr{slog.String("k", "v")}},
 		{name: "year 10000", t: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), msg: "m"},
 		{name: "zone", t: when.In(time.FixedZone("x", -3*3600-30*60)), msg: "m"},
+		// The date and clock of a second are kept for the next line in
+		// the same second and location (appendTime): the same second in
+		// another zone, then back, and fractions of all lengths.
+		{name: "same second east", t: when.In(time.FixedZone("e", 5*3600+45*60)), msg: "m"},
+		{name: "same second west again", t: when.In(time.FixedZone("x", -3*3600-30*60)), msg: "m"},
+		{name: "same second, seconds in the offset", t: when.In(time.FixedZone("lmt", 17*60+30)), msg: "m"},
+		{name: "whole second", t: when.Truncate(time.Second), msg: "m"},
+		{name: "trailing zeros", t: when.Truncate(time.Millisecond).Add(20 * time.Microsecond), msg: "m"},
+		{name: "one nanosecond", t: when.Truncate(time.Second).Add(1), msg: "m"},
+		{name: "year 0", t: time.Date(0, 1, 1, 0, 0, 0, 500, time.UTC), msg: "m"},
+		{name: "year 9999", t: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), msg: "m"},
 		{name: "empty key", t: when, msg: "m", attrs: []slog.Attr{slog.String("", ""), slog.String("", "v")}},
 		{name: "float", t: when, msg: "m", attrs: []slog.Attr{slog.Float64("f", 0.1)}},
 		{name: "floats", t: when, msg: "m", attrs: []slog.Attr{slog.Float64("zero", 0), slog.Float64("neg", -0.287), slog.Float64("small", 1e-7),
