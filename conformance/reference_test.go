@@ -41,7 +41,7 @@ func TestReferenceAgents(t *testing.T) {
 		for _, transport := range []string{"stdio", "dial", "listen"} {
 			t.Run(d+"/"+transport, func(t *testing.T) {
 				t.Parallel()
-				rep := runTest(t, referenceTarget(t, d, transport), testOptions(d, time.Second))
+				rep := runTest(t, referenceTarget(t, d, transport), testOptions(d, 3*time.Second))
 				if len(rep.Results) != len(suites[d].Requirements) {
 					t.Errorf("%d results, want one per requirement (%d)", len(rep.Results), len(suites[d].Requirements))
 				}
