@@ -310,15 +310,23 @@ func (f *Face) sync() {
 		}
 		return
 	}
-	// Only what changed: mcp-go's SetTools would make its whole registry
-	// again (and forget every compiled schema), garbage in proportion to
-	// all the tools at each change. AddTools replaces a changed tool in
-	// place, so that a call to it finds it throughout; each of the two
-	// tells the sessions the list changed.
-	if len(gone) > 0 {
+	// Only what changed: mcp-go's SetTools makes its whole registry again
+	// (and forgets every compiled schema), garbage in proportion to all
+	// the tools at each change. AddTools replaces a changed tool in place,
+	// so that a call to it finds it throughout. Each of AddTools and
+	// DeleteTools tells the sessions the list changed: when tools both
+	// went and came (a name clash settled anew, an agent removed), one
+	// SetTools tells them once.
+	switch {
+	case len(gone) > 0 && len(add) > 0:
+		all := make([]server.ServerTool, 0, len(t.entries))
+		for _, e := range t.entries {
+			all = append(all, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+		}
+		f.srv.SetTools(all...)
+	case len(gone) > 0:
 		f.srv.DeleteTools(gone...)
-	}
-	if len(add) > 0 {
+	default:
 		f.srv.AddTools(add...)
 	}
 	f.metrics.listChanged.Inc()

@@ -121,8 +121,9 @@ func TestTableScoped(t *testing.T) {
 // TestRegistryFollowsTable: after each sync, mcp-go's registry (which
 // routes tools/call) holds exactly the table's tools, described as the
 // table describes them, when agents come, when a name clash renames a
-// tool, when an agent's description changes and when an agent goes; a
-// session hears list_changed at each.
+// tool, when an agent's description changes and when agents go (a name
+// clash settled anew with them, or not); a session hears list_changed at
+// each.
 func TestRegistryFollowsTable(t *testing.T) {
 	l := serve(t, Options{ToolNames: NamesBare})
 	c := l.connect("")
@@ -145,6 +146,8 @@ func TestRegistryFollowsTable(t *testing.T) {
 		}, map[string]string{"a__add": "adds", "c__add": "adds too", "echo": "echoes back"}},
 		{"c removed", func() { l.b.Remove("c", "gone from the config") },
 			map[string]string{"add": "adds", "echo": "echoes back"}},
+		{"b removed", func() { l.b.Remove("b", "gone from the config") },
+			map[string]string{"add": "adds"}},
 	}
 	for _, s := range steps {
 		s.do()
