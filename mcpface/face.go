@@ -13,7 +13,9 @@ package mcpface
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"net/http"
@@ -91,11 +93,15 @@ type Face struct {
 	// changed since it was made.
 	tools *table
 	dirty bool
-	// registered is what mcp-go holds (it routes tools/call by name);
-	// synced is when it was last brought up to date, and timer brings it
-	// up to date at the end of a coalesce interval.
-	registered map[string]bool
-	told       []mcp.Tool // the list as last told
+	// registered is what mcp-go holds (it routes tools/call by name): the
+	// digest of each tool by name, seeded by seed; synced is when it was
+	// last brought up to date, and timer brings it up to date at the end
+	// of a coalesce interval. syncMu keeps syncs one at a time, so that
+	// mcp-go gets their changes in the order they were found.
+	registered map[string]uint64
+	seed       maphash.Seed
+	syncMu     sync.Mutex
+	told       []string // the names listed as last told
 	synced     time.Time
 	syncCost   time.Duration // how long the last sync took
 	timer      *time.Timer
@@ -134,7 +140,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]bool{}}
+	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]uint64{}, seed: maphash.MakeSeed()}
 	f.suspended.calls = map[string]*suspendedCall{}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Inc(); f.sessions.add(ctx, c) })
@@ -267,6 +273,8 @@ func (f *Face) sync() {
 		f.syncCost = time.Since(began)
 		f.mu.Unlock()
 	}()
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
 	t := f.table()
 	f.mu.Lock()
 	if f.closed {
@@ -275,29 +283,74 @@ func (f *Face) sync() {
 	}
 	first := f.synced.IsZero()
 	f.synced = time.Now()
-	sameTools := len(f.registered) == len(t.entries)
-	for _, e := range t.entries {
-		sameTools = sameTools && f.registered[e.name]
+	var gone []string
+	for n := range f.registered {
+		if _, ok := t.byName[n]; !ok {
+			gone = append(gone, n)
+			delete(f.registered, n)
+		}
 	}
-	sameList := slices.EqualFunc(f.told, t.list, func(a, b mcp.Tool) bool { return a.Name == b.Name })
-	f.told = t.list
-	if sameTools && !first {
-		f.mu.Unlock()
-		if !sameList {
+	var add []server.ServerTool
+	for _, e := range t.entries {
+		d := digest(f.seed, e.tool)
+		if old, ok := f.registered[e.name]; ok && old == d {
+			continue
+		}
+		f.registered[e.name] = d
+		add = append(add, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+	}
+	listed := t.listed()
+	sameList := slices.Equal(f.told, listed)
+	f.told = listed
+	f.mu.Unlock()
+	if len(gone) == 0 && len(add) == 0 {
+		if !sameList || first {
 			f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 			f.metrics.listChanged.Inc()
 		}
 		return
 	}
-	f.registered = make(map[string]bool, len(t.entries))
-	tools := make([]server.ServerTool, 0, len(t.entries))
-	for _, e := range t.entries {
-		f.registered[e.name] = true
-		tools = append(tools, server.ServerTool{Tool: *e.mcp, Handler: f.call})
+	// Only what changed: mcp-go's SetTools makes its whole registry again
+	// (and forgets every compiled schema), garbage in proportion to all
+	// the tools at each change. AddTools replaces a changed tool in place,
+	// so that a call to it finds it throughout. Each of AddTools and
+	// DeleteTools tells the sessions the list changed: when tools both
+	// went and came (a name clash settled anew, an agent removed), one
+	// SetTools tells them once.
+	switch {
+	case len(gone) > 0 && len(add) > 0:
+		all := make([]server.ServerTool, 0, len(t.entries))
+		for _, e := range t.entries {
+			all = append(all, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+		}
+		f.srv.SetTools(all...)
+	case len(gone) > 0:
+		f.srv.DeleteTools(gone...)
+	default:
+		f.srv.AddTools(add...)
 	}
-	f.mu.Unlock()
-	f.srv.SetTools(tools...)
 	f.metrics.listChanged.Inc()
+}
+
+// digest sums what mcpTool makes of tool besides its name (what mcp-go's
+// registry holds), so that a sync re-registers a tool only when it changed.
+func digest(seed maphash.Seed, tool bridge.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	size := func(n int) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(n))
+		_, _ = h.Write(b[:])
+	}
+	for _, s := range []string{tool.Agent, tool.Dialect, tool.Name, tool.Title, tool.Description} {
+		size(len(s))
+		_, _ = h.WriteString(s)
+	}
+	for _, b := range [][]byte{tool.InputSchema, tool.OutputSchema} {
+		size(len(b))
+		_, _ = h.Write(b)
+	}
+	return h.Sum64()
 }
 
 // table returns the table of tools as the directory is now.
@@ -305,7 +358,7 @@ func (f *Face) table() *table {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.dirty || f.tools == nil {
-		f.tools = f.makeTable()
+		f.tools = f.makeTable(f.tools)
 		f.dirty = false
 	}
 	return f.tools
@@ -348,7 +401,7 @@ func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // than a coalesce interval ago) is called through the table's own entry.
 func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
 	f.mu.Lock()
-	known := f.registered[req.Params.Name]
+	_, known := f.registered[req.Params.Name]
 	f.mu.Unlock()
 	if known {
 		return

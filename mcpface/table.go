@@ -1,9 +1,12 @@
 package mcpface
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -19,18 +22,20 @@ type table struct {
 	entries []*entry // sorted by agent, then by operation name
 	byName  map[string]*entry
 	// list is what tools/list shows: the reachable entries' tools, sorted
-	// by name (mcp-go's pagination needs that order). It is shared: never
-	// modified once made.
-	list []mcp.Tool
+	// by name (mcp-go's pagination needs that order), made when first
+	// asked for (mcp-go's registry holds the tools besides, and a table
+	// no client lists needs no second copy). It is shared: never modified
+	// once made.
+	listOnce sync.Once
+	list     []mcp.Tool
 }
 
-// entry is one tool: its MCP name and the agent's tool behind it. mcp is
-// the tool as MCP describes it: for a reachable tool, its element of the
-// table's list, which is not copied again.
+// entry is one tool: its MCP name and the agent's tool behind it. An
+// entry is never modified once made: the next table keeps it when its
+// tool did not change.
 type entry struct {
 	name      string
 	tool      bridge.Tool
-	mcp       *mcp.Tool
 	reachable bool
 }
 
@@ -38,8 +43,10 @@ type entry struct {
 const openSchema = `{"type":"object","additionalProperties":true}`
 
 // makeTable makes the table of the tools the expose patterns show, logging
-// the name clashes it settled.
-func (f *Face) makeTable() *table {
+// the name clashes it settled. A tool that prev (nil for none) held as it
+// is now under the same name keeps prev's entry, so that making the table
+// again while agents come makes entries for their tools only.
+func (f *Face) makeTable(prev *table) *table {
 	var shown []bridge.Tool
 	for _, t := range f.b.AllTools() {
 		if f.expose.shows(t) {
@@ -52,21 +59,61 @@ func (f *Face) makeTable() *table {
 	}
 	t := &table{entries: make([]*entry, len(shown)), byName: make(map[string]*entry, len(shown))}
 	for i, tool := range shown {
-		e := &entry{name: names[i], tool: tool, reachable: reachable(tool.Status)}
+		e := prev.kept(names[i], tool)
+		if e == nil {
+			e = &entry{name: names[i], tool: tool, reachable: reachable(tool.Status)}
+		}
 		t.entries[i] = e
 		t.byName[e.name] = e
-		if e.reachable {
-			t.list = append(t.list, mcpTool(names[i], tool))
-		} else {
-			m := mcpTool(names[i], tool)
-			e.mcp = &m
-		}
-	}
-	sort.Slice(t.list, func(i, j int) bool { return t.list[i].Name < t.list[j].Name })
-	for i := range t.list {
-		t.byName[t.list[i].Name].mcp = &t.list[i]
 	}
 	return t
+}
+
+// kept returns t's entry of tool under name if tool is as it was then, nil
+// if not (or t is nil).
+func (t *table) kept(name string, tool bridge.Tool) *entry {
+	if t == nil {
+		return nil
+	}
+	e := t.byName[name]
+	if e == nil || !sameTool(e.tool, tool) || e.tool.Status != tool.Status || e.tool.Version != tool.Version ||
+		e.tool.Operation != tool.Operation {
+		return nil
+	}
+	return e
+}
+
+// sameTool reports whether a and b are described to MCP the same way: the
+// same agent's same tool with the same words and schemas.
+func sameTool(a, b bridge.Tool) bool {
+	return a.Agent == b.Agent && a.Dialect == b.Dialect && a.Name == b.Name &&
+		a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
+}
+
+// listed returns the names of the tools tools/list shows, sorted.
+func (t *table) listed() []string {
+	var out []string
+	for _, e := range t.entries {
+		if e.reachable {
+			out = append(out, e.name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// tools returns the table's list, making it when first asked for.
+func (t *table) tools() []mcp.Tool {
+	t.listOnce.Do(func() {
+		for _, e := range t.entries {
+			if e.reachable {
+				t.list = append(t.list, mcpTool(e.name, e.tool))
+			}
+		}
+		sort.Slice(t.list, func(i, j int) bool { return t.list[i].Name < t.list[j].Name })
+	})
+	return t.list
 }
 
 // reachable reports whether an agent of status takes requests: its tools
@@ -77,11 +124,12 @@ func reachable(s bridge.Status) bool {
 
 // visible returns the tools of t a request of scope s may see.
 func (t *table) visible(s *scope) []mcp.Tool {
+	list := t.tools()
 	if s.all() {
-		return t.list
+		return list
 	}
-	out := make([]mcp.Tool, 0, len(t.list))
-	for _, tool := range t.list {
+	out := make([]mcp.Tool, 0, len(list))
+	for _, tool := range list {
 		if s.shows(t.byName[tool.Name]) {
 			out = append(out, tool)
 		}

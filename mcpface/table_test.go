@@ -2,10 +2,13 @@ package mcpface
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
@@ -112,5 +115,50 @@ func TestTableScoped(t *testing.T) {
 	}
 	if res, err := scoped.call("calc__add", map[string]any{"a": 1, "b": 2}); err != nil || res.IsError {
 		t.Errorf("the token of calc calling calc: %v %v", err, res)
+	}
+}
+
+// TestRegistryFollowsTable: after each sync, mcp-go's registry (which
+// routes tools/call) holds exactly the table's tools, described as the
+// table describes them, when agents come, when a name clash renames a
+// tool, when an agent's description changes and when agents go (a name
+// clash settled anew with them, or not); a session hears list_changed at
+// each.
+func TestRegistryFollowsTable(t *testing.T) {
+	l := serve(t, Options{ToolNames: NamesBare})
+	c := l.connect("")
+	declare := func(id, tool, desc string) func() {
+		return func() {
+			l.b.Declare(bridge.AgentSpec{ID: id, Dialect: "fuse", Tools: []canonical.Tool{{Name: tool, Description: desc}}})
+		}
+	}
+	steps := []struct {
+		what string
+		do   func()
+		want map[string]string // registered name -> description
+	}{
+		{"two agents declared", func() { declare("a", "add", "adds")(); declare("b", "echo", "echoes")() },
+			map[string]string{"add": "adds", "echo": "echoes"}},
+		{"a clash renames add", declare("c", "add", "adds too"),
+			map[string]string{"a__add": "adds", "c__add": "adds too", "echo": "echoes"}},
+		{"b's description changes", func() {
+			l.b.Redeclare(bridge.AgentSpec{ID: "b", Dialect: "fuse", Tools: []canonical.Tool{{Name: "echo", Description: "echoes back"}}})
+		}, map[string]string{"a__add": "adds", "c__add": "adds too", "echo": "echoes back"}},
+		{"c removed", func() { l.b.Remove("c", "gone from the config") },
+			map[string]string{"add": "adds", "echo": "echoes back"}},
+		{"b removed", func() { l.b.Remove("b", "gone from the config") },
+			map[string]string{"add": "adds"}},
+	}
+	for _, s := range steps {
+		s.do()
+		l.f.sync()
+		got := map[string]string{}
+		for n, tool := range l.f.srv.ListTools() {
+			got[n] = tool.Tool.Description
+		}
+		if !maps.Equal(got, s.want) {
+			t.Errorf("%s: registry %v, want %v", s.what, got, s.want)
+		}
+		c.awaitChanged(s.what)
 	}
 }
