@@ -41,36 +41,26 @@ func (e *encoder) answer(s shape, word string) {
 }
 
 // task writes a Task at path in state word.
-func (e *encoder) task(path, word string) {
-	w, env := &e.w, e.env
-	var wrote []string
-	key := func(k string) { w.Key(k); wrote = append(wrote, k) }
-	w.Open()
-	e.required(path, "id", env.TaskID, canonical.CTaskID, key)
-	e.required(path, "contextId", env.CorrelationID, canonical.CCorrelationID, key)
-	key("status")
-	e.status(path+".status", word)
-	if env.Act == canonical.ActResult {
-		e.artifacts(path, key)
-	}
-	if env.Metadata != "" && !e.kept(path, "metadata") {
-		key("metadata")
-		e.object(env.Metadata, canonical.CMetadata)
-	}
-	e.extras(path, wrote)
-	w.Close()
-}
+func (e *encoder) task(path, word string) { e.taskState(path, word, "id", true) }
 
 // statusUpdate writes a TaskStatusUpdateEvent at path in state word.
-func (e *encoder) statusUpdate(path, word string) {
+func (e *encoder) statusUpdate(path, word string) { e.taskState(path, word, "taskId", false) }
+
+// taskState writes at path an object of a task in state word: a Task
+// (the task's id at "id", with its artifacts) or a status update (the
+// task's id at "taskId", no artifacts).
+func (e *encoder) taskState(path, word, idKey string, artifacts bool) {
 	w, env := &e.w, e.env
 	var wrote []string
 	key := func(k string) { w.Key(k); wrote = append(wrote, k) }
 	w.Open()
-	e.required(path, "taskId", env.TaskID, canonical.CTaskID, key)
+	e.required(path, idKey, env.TaskID, canonical.CTaskID, key)
 	e.required(path, "contextId", env.CorrelationID, canonical.CCorrelationID, key)
 	key("status")
 	e.status(path+".status", word)
+	if artifacts && env.Act == canonical.ActResult {
+		e.artifacts(path, key)
+	}
 	if env.Metadata != "" && !e.kept(path, "metadata") {
 		key("metadata")
 		e.object(env.Metadata, canonical.CMetadata)
