@@ -34,7 +34,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Instances, "instances", loadgen.DefaultInstances, "bridges in a cluster on one embedded NATS, agents spread over them, every pair across instances; more than 1 also runs the load through one bridge first, to compare")
 	fs.StringVar(&o.External, "external", "", "drive the bridge that runs at this URL (http://HOST:PORT) in its own process, and report its memory and GC pauses")
 	spawn := fs.Bool("spawn", false, "start `mcp-bridge serve` as a child on a loopback port and drive it as --external")
-	fs.IntVar(&o.Idle, "idle", 0, "connect this many idle agents before the load, and report what each costs and how fast one still answers")
+	fs.IntVar(&o.Idle, "idle", 0, "connect this many idle agents before the load, each introducing itself with its tools, and report the peak resident memory each adds over a heartbeat round and how fast one still answers")
 	cpuprofile := fs.String("cpuprofile", "", "write the load generator's own CPU profile (not the bridge's) to this file")
 	fs.DurationVar(&o.Timeout, "timeout", loadgen.DefaultTimeout, "stop sending after this long; requests still open get "+loadgen.Grace.String()+" more")
 	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {
