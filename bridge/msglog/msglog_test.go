@@ -32,12 +32,19 @@ func lines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 // find returns the first line whose msg is msg.
 func find(t *testing.T, ls []map[string]any, msg string) map[string]any {
 	t.Helper()
+	return findID(t, ls, msg, "")
+}
+
+// findID returns the first line whose msg is msg about the message id
+// ("": any).
+func findID(t *testing.T, ls []map[string]any, msg, id string) map[string]any {
+	t.Helper()
 	for _, l := range ls {
-		if l["msg"] == msg {
+		if l["msg"] == msg && (id == "" || l["id"] == id) {
 			return l
 		}
 	}
-	t.Fatalf("no %q line among %v", msg, ls)
+	t.Fatalf("no %q line of %q among %v", msg, id, ls)
 	return nil
 }
 
@@ -67,7 +74,9 @@ func TestMessageLog(t *testing.T) {
 					t.Errorf("received line: %s = %v, want %v (%v)", k, in[k], v, in)
 				}
 			}
-			out := find(t, ls, "sent")
+			// The agent may have the frame before its "sent" line is
+			// written, and the shutdown notice's line may come first.
+			out := findID(t, ls, "sent", "m-1")
 			for k, v := range map[string]any{"dialect": "collab", "receiver": "keeper", "sender": "asker", "id": "m-1"} {
 				if out[k] != v {
 					t.Errorf("sent line: %s = %v, want %v (%v)", k, out[k], v, out)
