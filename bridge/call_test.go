@@ -375,6 +375,74 @@ func TestSend(t *testing.T) {
 	}
 }
 
+// TestCallDedupe: a call or message whose id the bridge made is not kept
+// for duplicate suppression (nothing sent before can carry it, and it would
+// push the agents' messages out of the table); one whose caller gave the id
+// is, and a second call with that id is handled as a repeat.
+func TestCallDedupe(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		id          string
+		wantEntries float64
+		wantRepeat  bool // the second call is refused as a repeat
+	}{
+		{name: "the bridge's ids", wantEntries: 0},
+		{name: "the caller's id", id: "call-1", wantEntries: 1, wantRepeat: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, reg := newTestBridge(t, Options{})
+			attachScripted(t, b, "swarm", "adder", echo)
+			req := request("adder", "add", `{"a":1,"b":2}`)
+			req.ID = tc.id
+			if _, err := b.Call(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if got := tableSize(t, reg, "dedupe_entries"); got != tc.wantEntries {
+				t.Errorf("dedupe entries after one call: %v, want %v", got, tc.wantEntries)
+			}
+			_, err := b.Call(context.Background(), req)
+			var e *canonical.Error
+			if repeat := errors.As(err, &e) && e.Code == canonical.ErrRejected; repeat != tc.wantRepeat {
+				t.Errorf("the second call: %v, want it refused as a repeat: %v", err, tc.wantRepeat)
+			}
+			ev := canonical.Envelope{ID: tc.id, Act: canonical.ActEvent, Sender: canonical.Party{ID: "mcp-client"},
+				Receiver: canonical.Address{Kind: canonical.AddressAgent, ID: "adder"}, Operation: canonical.Operation{Name: "tick"}}
+			if tc.id != "" {
+				ev.ID = tc.id + "-event"
+			}
+			if err := b.Send(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := tableSize(t, reg, "dedupe_entries"), 2*tc.wantEntries; got != want {
+				t.Errorf("dedupe entries after a message sent: %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// tableSize returns the bridge_table_size of table in reg.
+func tableSize(t *testing.T, reg *prometheus.Registry, table string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "bridge_table_size" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "table" && l.GetValue() == table {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no bridge_table_size for %s", table)
+	return 0
+}
+
 // TestIdentity: ids are resolved once where a message enters; bluelabel's
 // upper case reaches the one agent it names; nobody speaks as the bridge.
 func TestIdentity(t *testing.T) {

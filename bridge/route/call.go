@@ -91,7 +91,7 @@ func (r *Router) Call(ctx context.Context, req canonical.Envelope, opts ...CallO
 // or the bridge's request timeout.
 func (r *Router) Go(ctx context.Context, req canonical.Envelope, opts ...CallOption) *Pending {
 	c := newCall(r, req.Sender.ID, opts)
-	c.ctx, c.stop = context.WithCancel(ctx)
+	c.withContext(ctx)
 	p := &Pending{c: c}
 	if !IsRequest(req.Act) {
 		c.finish(callResult{err: fmt.Errorf("bridge: Call needs a request, not %s", req.Act)})
@@ -99,14 +99,24 @@ func (r *Router) Go(ctx context.Context, req canonical.Envelope, opts ...CallOpt
 	}
 	if req.ID == "" {
 		req.ID = correlation.NewToken()
+		c.made = req.ID
 	}
 	if req.TaskID == "" && c.opts.inputs != nil {
 		// The answer to a needs-input message goes back as the same task.
 		req.TaskID = req.ID
 	}
 	req.Origin = canonical.Origin{}
-	c.req = req
-	r.Submit(c, &req)
+	if c.opts.inputs != nil {
+		// Only a call that can be asked for inputs sends a follow-up,
+		// built from the request as sent: Submit may fill in the one it
+		// routes (its receiver, when picked by capability).
+		c.req = new(canonical.Envelope)
+		*c.req = req
+	}
+	// The request routed lives in the call, which outlives it anyway: one
+	// allocation for both, rather than req moved to the heap as well.
+	c.sent = req
+	r.Submit(c, &c.sent)
 	return p
 }
 
@@ -151,10 +161,10 @@ func (r *Router) Send(ctx context.Context, msg canonical.Envelope) error {
 		return err
 	}
 	c := newCall(r, msg.Sender.ID, nil)
-	c.ctx, c.stop = context.WithCancel(ctx)
-	defer c.stop()
+	c.withContext(ctx)
 	if msg.ID == "" {
 		msg.ID = correlation.NewToken()
+		c.made = msg.ID
 	}
 	msg.Origin = canonical.Origin{}
 	r.Submit(c, &msg)
@@ -170,11 +180,17 @@ func (r *Router) Send(ctx context.Context, msg canonical.Envelope) error {
 // envelopes.
 type call struct {
 	r      *Router
-	ctx    context.Context // the caller's, for asking it for inputs
+	ctx    context.Context // the caller's, for asking it for inputs (withContext)
 	stop   context.CancelFunc
 	sender string
-	opts   callOptions
-	req    canonical.Envelope // as sent, for a follow-up after needs-input
+	// made is the id the bridge made for the call's message, set before
+	// it is submitted and not changed after ("" when its caller gave one).
+	made string
+	opts callOptions
+	// sent is the request Go routes; req is a copy of it as the caller
+	// made it, for a follow-up after needs-input (nil without WithInputs).
+	sent   canonical.Envelope
+	req    *canonical.Envelope
 	once   sync.Once
 	result callResult    // the outcome, set once before closed is closed
 	closed chan struct{} // closed when the call has its outcome
@@ -195,6 +211,24 @@ func newCall(r *Router, sender string, opts []CallOption) *call {
 		o(&c.opts)
 	}
 	return c
+}
+
+// withContext gives the call the caller's ctx, which it asks for inputs
+// with (WithInputs): a call that can ask gets a context of its own,
+// cancelled when the call is given up; the others need none.
+func (c *call) withContext(ctx context.Context) {
+	if c.opts.inputs == nil {
+		c.ctx, c.stop = ctx, func() {}
+		return
+	}
+	c.ctx, c.stop = context.WithCancel(ctx)
+}
+
+// madeHere reports whether env is the message of a call (the endpoint ep)
+// whose id the bridge made for it.
+func madeHere(ep Endpoint, env *canonical.Envelope) bool {
+	c, ok := ep.(*call)
+	return ok && c.made != "" && c.made == env.ID
 }
 
 // Transport names the call API as a transport.
@@ -227,29 +261,47 @@ func (c *call) Deliver(o *Outgoing) (*delivery.Outbound, *canonical.Error) {
 		c.r.events.Emit(event.Event{Kind: event.Delivered, Source: o.Env, Env: o.Env, Note: event.NoteOf(o.Env), ByBridge: o.ByBridge,
 			Agent: c.sender, Dialect: "call", Transport: "call"})
 	}
-	env := *o.Env
 	if !o.ByBridge {
 		// The agent's message: its link took the request, which the
 		// caller hears before what the agent says, however the link's
 		// writer and the agent's answer raced.
 		c.delivered()
 	}
+	// What ends the call is copied once, into its result; only what is
+	// handed on (to provide, to the progress handler) gets a copy of its
+	// own.
+	act := o.Env.Act
 	switch {
-	case o.Final && o.ByBridge && env.Error != nil:
-		c.finish(callResult{err: env.Error})
+	case o.Final && o.ByBridge && o.Env.Error != nil:
+		c.finish(callResult{err: o.Env.Error})
 	case o.Final:
-		c.finish(callResult{env: env})
-	case env.Act == canonical.ActNeedsInput && c.opts.inputs != nil:
-		go c.provide(&env)
-	case env.Act == canonical.ActNeedsInput:
-		c.finish(callResult{env: env})
+		c.finishWith(o.Env)
+	case act == canonical.ActNeedsInput && c.opts.inputs != nil:
+		go c.provide(copyOf(o.Env))
+	case act == canonical.ActNeedsInput:
+		c.finishWith(o.Env)
 	case c.opts.progress == nil:
-	case env.Act == canonical.ActAccept:
-		c.opts.progress(Progress{Stage: StageAccepted, Env: &env})
+	case act == canonical.ActAccept:
+		c.opts.progress(Progress{Stage: StageAccepted, Env: copyOf(o.Env)})
 	default:
-		c.opts.progress(Progress{Stage: StageEvent, Env: &env})
+		c.opts.progress(Progress{Stage: StageEvent, Env: copyOf(o.Env)})
 	}
 	return nil, nil
+}
+
+// finishWith ends the call with the answer env, copied into its result;
+// a later outcome is dropped.
+func (c *call) finishWith(env *canonical.Envelope) {
+	c.once.Do(func() {
+		c.result.env = *env
+		close(c.closed)
+	})
+}
+
+// copyOf returns a copy of env of its own.
+func copyOf(env *canonical.Envelope) *canonical.Envelope {
+	c := *env
+	return &c
 }
 
 // delivered tells the caller, once, that its request reached the agent's
@@ -272,7 +324,7 @@ func (c *call) provide(ask *canonical.Envelope) {
 		c.finish(callResult{err: e})
 		return
 	}
-	follow := c.req
+	follow := *c.req
 	follow.ID = correlation.NewToken()
 	follow.Arguments = args
 	follow.Inputs = ""

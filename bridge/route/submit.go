@@ -17,10 +17,15 @@ import (
 // message sent again within the dedupe window is handled as a duplicate;
 // an answer to a request goes back to its requester, the bridge's own
 // business is done here, and everything else goes to its receivers.
+//
+// A message of the call API whose id the bridge made for it (call.made)
+// cannot repeat one seen before: it is neither looked up in the dedupe
+// table nor kept there, where it would push out the agents' messages at
+// the table's bound.
 func (r *Router) Submit(ep Endpoint, env *canonical.Envelope) Receipt {
 	var first dedupe.Key // none
 	a := ep.Bound()
-	if r.dedupe != nil && env.Sender.ID != "" && !r.answersOpenRequest(a, env) {
+	if r.dedupe != nil && env.Sender.ID != "" && !madeHere(ep, env) && !r.answersOpenRequest(a, env) {
 		if id, ok := dedupe.Identify(env.Sender.ID, env); ok {
 			if r.dedupe.Check(id, time.Now()) {
 				return r.duplicate(ep, env, id)
