@@ -84,6 +84,7 @@ type Face struct {
 	log     *slog.Logger
 	metrics *metrics
 	srv     *server.MCPServer
+	handler server.ToolHandlerFunc // f.call, made once for every tool mcp-go holds
 	http    http.Handler
 	auth    atomic.Pointer[authState]
 	stop    func() // stops watching the directory
@@ -142,6 +143,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	}
 	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]uint64{}, seed: maphash.MakeSeed()}
 	f.suspended.calls = map[string]*suspendedCall{}
+	f.handler = f.call
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Inc(); f.sessions.add(ctx, c) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
@@ -292,12 +294,12 @@ func (f *Face) sync() {
 	}
 	var add []server.ServerTool
 	for _, e := range t.entries {
-		d := digest(f.seed, e.tool)
+		d := digest(f.seed, e.tool.full())
 		if old, ok := f.registered[e.name]; ok && old == d {
 			continue
 		}
 		f.registered[e.name] = d
-		add = append(add, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+		add = append(add, server.ServerTool{Tool: registryTool(e), Handler: f.handler})
 	}
 	listed := t.listed()
 	sameList := slices.Equal(f.told, listed)
@@ -321,7 +323,7 @@ func (f *Face) sync() {
 	case len(gone) > 0 && len(add) > 0:
 		all := make([]server.ServerTool, 0, len(t.entries))
 		for _, e := range t.entries {
-			all = append(all, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+			all = append(all, server.ServerTool{Tool: registryTool(e), Handler: f.handler})
 		}
 		f.srv.SetTools(all...)
 	case len(gone) > 0:
