@@ -107,14 +107,14 @@ type QueueOptions struct {
 // costs no goroutine either. A prompt item (Item.Prompt) that finds nothing waiting, on a
 // link that never waits on the peer (Prompt), is delivered by Put itself;
 // what the link then keeps, the writer flushes. An idle queue holds no
-// more than its own fields: its lines are made with its first message
-// and let go when it is empty again, the writer's channels made with the
-// writer and let go with it.
+// more than its own fields: its lines are made with the first message
+// queued, the writer's channels with the writer, and both are let go
+// when the writer goes.
 type Queue struct {
 	link Link
 	opt  QueueOptions
 	mu   sync.Mutex
-	q    *[Levels][]*Item // nil while empty
+	q    *[Levels][]*Item // nil until a message is queued, and once the writer went
 	n    int              // queued, all levels
 	// wake wakes the writer; done is closed when it has stopped for good
 	// (Close). Both are made when the writer starts, and are nil while
@@ -362,9 +362,6 @@ func (q *Queue) take() (it *Item, more, ok bool) {
 			q.q[l] = nil // let the backing array go
 		}
 		q.n--
-		if q.n == 0 {
-			q.q = nil
-		}
 		q.opt.Budget.release(1)
 		q.length(q.n)
 		return it, q.n > 0, true
@@ -427,7 +424,7 @@ func (q *Queue) write(wake, done chan struct{}) {
 				// Put starts another writer, with channels of its
 				// own, from now on; Close finishes without this one.
 				q.started, q.rest = false, false
-				q.wake, q.done = nil, nil
+				q.q, q.wake, q.done = nil, nil, nil
 			}
 			q.mu.Unlock()
 			if closed {

@@ -21,9 +21,8 @@ func (q *Queue) holds() (lines, channels bool) {
 
 // TestRest: a queue's writer goes at Rest once the queue is empty, and the
 // next message starts another, which delivers it; one queued after Rest
-// keeps it; a queue without a writer holds no lines and no channels, one
-// whose messages are all delivered no lines; Close after the writer went
-// returns, and so does a second Close.
+// keeps it; a queue without a writer holds no lines and no channels;
+// Close after the writer went returns, and so does a second Close.
 func TestRest(t *testing.T) {
 	g := &gate{open: make(chan struct{}), got: make(chan string, 8)}
 	close(g.open)
@@ -60,7 +59,7 @@ func TestRest(t *testing.T) {
 		if got := q.writing(); got != st.wants {
 			t.Fatalf("step %d: writer running %v, want %v", i, got, st.wants)
 		}
-		if lines, channels := q.holds(); lines || channels != st.wants {
+		if lines, channels := q.holds(); lines != st.wants || channels != st.wants {
 			t.Errorf("step %d: the queue holds its lines %v, the writer's channels %v", i, lines, channels)
 		}
 	}
