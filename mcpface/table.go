@@ -112,8 +112,11 @@ const openSchema = `{"type":"object","additionalProperties":true}`
 // is now under the same name keeps prev's entry, so that making the table
 // again while agents come makes entries for their tools only.
 func (f *Face) makeTable(prev *table) *table {
-	var shown []bridge.Tool
-	for _, t := range f.b.AllTools() {
+	// Filtered in place: AllTools's list is this call's own, and a copy
+	// of thousands of agents' tools at every sync would be garbage.
+	all := f.b.AllTools()
+	shown := all[:0]
+	for _, t := range all {
 		if f.expose.shows(t) {
 			shown = append(shown, t)
 		}
