@@ -292,14 +292,20 @@ func (f *Face) sync() {
 			delete(f.registered, n)
 		}
 	}
-	var add []server.ServerTool
+	var changed []*entry
 	for _, e := range t.entries {
 		d := digest(f.seed, e.tool.full())
 		if old, ok := f.registered[e.name]; ok && old == d {
 			continue
 		}
 		f.registered[e.name] = d
-		add = append(add, server.ServerTool{Tool: registryTool(e), Handler: f.handler})
+		changed = append(changed, e)
+	}
+	// Made at their size: a ServerTool is 400 bytes, and thousands come
+	// at once while agents introduce themselves.
+	add := make([]server.ServerTool, len(changed))
+	for i, e := range changed {
+		add[i] = server.ServerTool{Tool: registryTool(e), Handler: f.handler}
 	}
 	listed := t.listed()
 	sameList := slices.Equal(f.told, listed)

@@ -192,9 +192,19 @@ func (d *Directory[E]) Tools(all bool) []Tool {
 	var none E
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	var out []Tool
+	listed := func(a *Agent[E]) bool { return all || a.endpoint != none && reachable(a.status) }
+	n := 0
 	for _, a := range d.agents {
-		if !all && (a.endpoint == none || !reachable(a.status)) {
+		if listed(a) {
+			n += len(a.tools)
+		}
+	}
+	var out []Tool // nil for none, as before
+	if n > 0 {
+		out = make([]Tool, 0, n)
+	}
+	for _, a := range d.agents {
+		if !listed(a) {
 			continue
 		}
 		// Only the tools: a whole description of each agent would
