@@ -19,7 +19,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,7 +101,7 @@ type Face struct {
 	registered map[string]uint64
 	seed       maphash.Seed
 	syncMu     sync.Mutex
-	told       []string // the names listed as last told
+	told       uint64 // the sum of the names listed as last told (table.listedSum)
 	synced     time.Time
 	syncCost   time.Duration // how long the last sync took
 	timer      *time.Timer
@@ -307,8 +306,8 @@ func (f *Face) sync() {
 	for i, e := range changed {
 		add[i] = server.ServerTool{Tool: registryTool(e), Handler: f.handler}
 	}
-	listed := t.listed()
-	sameList := slices.Equal(f.told, listed)
+	listed := t.listedSum(f.seed)
+	sameList := f.told == listed
 	f.told = listed
 	f.mu.Unlock()
 	if len(gone) == 0 && len(add) == 0 {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"hash/maphash"
 	"sort"
 	"sync"
 	"unsafe"
@@ -166,16 +166,19 @@ func sameTool(a, b bridge.Tool) bool {
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
 }
 
-// listed returns the names of the tools tools/list shows, sorted.
-func (t *table) listed() []string {
-	var out []string
+// listedSum sums the names of the tools tools/list shows, whatever their
+// order, seeded by seed: two tables list the same tools when their sums
+// are equal (but for a chance of one in 2^64), and comparing them needs
+// no list of thousands of names kept, nor one made and sorted at every
+// sync.
+func (t *table) listedSum(seed maphash.Seed) uint64 {
+	var sum uint64
 	for _, e := range t.entries {
 		if e.reachable {
-			out = append(out, e.name)
+			sum += maphash.String(seed, e.name)
 		}
 	}
-	slices.Sort(out)
-	return out
+	return sum
 }
 
 // tools returns the table's list, making it when first asked for.
