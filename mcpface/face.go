@@ -93,12 +93,14 @@ type Face struct {
 	// changed since it was made.
 	tools *table
 	dirty bool
-	// registered is what mcp-go holds (it routes tools/call by name): the
-	// digest of each tool by name, seeded by seed; synced is when it was
+	// registered is the table whose tools mcp-go holds (it routes
+	// tools/call by name), nil before the first sync: most often tools
+	// itself, so that it costs nothing more; seed seeds the digests that
+	// tell whether a tool changed (table.holds). synced is when it was
 	// last brought up to date, and timer brings it up to date at the end
 	// of a coalesce interval. syncMu keeps syncs one at a time, so that
 	// mcp-go gets their changes in the order they were found.
-	registered map[string]uint64
+	registered *table
 	seed       maphash.Seed
 	syncMu     sync.Mutex
 	told       uint64 // the sum of the names listed as last told (table.listedSum)
@@ -140,7 +142,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]uint64{}, seed: maphash.MakeSeed()}
+	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, seed: maphash.MakeSeed()}
 	f.suspended.calls = map[string]*suspendedCall{}
 	f.handler = f.call
 	hooks := &server.Hooks{}
@@ -285,20 +287,21 @@ func (f *Face) sync() {
 	first := f.synced.IsZero()
 	f.synced = time.Now()
 	var gone []string
-	for n := range f.registered {
-		if _, ok := t.byName[n]; !ok {
-			gone = append(gone, n)
-			delete(f.registered, n)
-		}
-	}
 	var changed []*entry
-	for _, e := range t.entries {
-		d := digest(f.seed, e.tool.full())
-		if old, ok := f.registered[e.name]; ok && old == d {
-			continue
+	if reg := f.registered; reg != t {
+		if reg != nil {
+			for _, e := range reg.entries {
+				if _, ok := t.byName[e.name]; !ok {
+					gone = append(gone, e.name)
+				}
+			}
 		}
-		f.registered[e.name] = d
-		changed = append(changed, e)
+		for _, e := range t.entries {
+			if !reg.holds(e, f.seed) {
+				changed = append(changed, e)
+			}
+		}
+		f.registered = t
 	}
 	// Made at their size: a ServerTool is 400 bytes, and thousands come
 	// at once while agents introduce themselves.
@@ -408,7 +411,7 @@ func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // than a coalesce interval ago) is called through the table's own entry.
 func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
 	f.mu.Lock()
-	_, known := f.registered[req.Params.Name]
+	known := f.registered != nil && f.registered.byName[req.Params.Name] != nil
 	f.mu.Unlock()
 	if known {
 		return

@@ -166,6 +166,17 @@ func sameTool(a, b bridge.Tool) bool {
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
 }
 
+// holds reports whether t (nil for none), as registered with mcp-go, holds
+// e's tool as it is: the same entry, or one under its name that mcpTool
+// describes alike (digest, seeded by seed; the status is not part of it).
+func (t *table) holds(e *entry, seed maphash.Seed) bool {
+	if t == nil {
+		return false
+	}
+	old := t.byName[e.name]
+	return old == e || old != nil && digest(seed, old.tool.full()) == digest(seed, e.tool.full())
+}
+
 // listedSum sums the names of the tools tools/list shows, whatever their
 // order, seeded by seed: two tables list the same tools when their sums
 // are equal (but for a chance of one in 2^64), and comparing them needs
