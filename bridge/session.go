@@ -11,11 +11,11 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/delivery"
 	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
+	"github.com/mcp-bridge/mcp-bridge/bridge/metrics"
 	"github.com/mcp-bridge/mcp-bridge/bridge/route"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/translate"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Session is one attached connection: the transport hands it every frame
@@ -655,7 +655,7 @@ func (s *Session) queued(n int) {
 		return
 	}
 	if g := s.queueGauge(); g != nil {
-		g.Set(float64(n))
+		g.Set(n)
 	}
 }
 
@@ -663,12 +663,12 @@ func (s *Session) queued(n int) {
 // agent it speaks for.
 type queueGauge struct {
 	agent string
-	g     prometheus.Gauge
+	g     *metrics.QueueGauge
 }
 
 // queueGauge returns the gauge of s's queue, nil until s speaks for an
 // agent.
-func (s *Session) queueGauge() prometheus.Gauge {
+func (s *Session) queueGauge() *metrics.QueueGauge {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.agent == nil {

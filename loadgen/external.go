@@ -186,6 +186,31 @@ func (r *running) scrape() (Memory, error) {
 	return m, err
 }
 
+// heapProfile writes the bridge's heap profile, taken after a
+// collection, to file.
+func (r *running) heapProfile(file string) error {
+	resp, err := http.Get("http://" + r.addr + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return fmt.Errorf("loadgen: heap profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("loadgen: heap profile: /debug/pprof/heap: %s", resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("loadgen: heap profile: %w", err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("loadgen: heap profile %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("loadgen: heap profile %s: %w", file, err)
+	}
+	return nil
+}
+
 // metrics reads the bridge's /metrics, telling each sample to take.
 func (r *running) metrics(take func(name string, v float64)) error {
 	resp, err := http.Get("http://" + r.addr + "/metrics")

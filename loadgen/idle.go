@@ -87,6 +87,11 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 		if out.Without, err = br.scrape(); err != nil {
 			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
 		}
+		if l.o.HeapProfile != "" {
+			if err := br.heapProfile(l.o.HeapProfile + ".before"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	peers := make([]peer, l.o.Idle)
 	for i := range peers {
@@ -106,6 +111,11 @@ func (l *load) idle(ctx context.Context, br *running) (*IdleReport, error) {
 		out.PeakWindow = PeakWindow
 		if out.With, err = br.scrape(); err != nil {
 			return nil, fmt.Errorf("loadgen: the bridge's memory: %w", err)
+		}
+		if l.o.HeapProfile != "" {
+			if err := br.heapProfile(l.o.HeapProfile); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// A request to one of them: spread over all of them, every dialect

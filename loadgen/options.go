@@ -73,6 +73,13 @@ type Options struct {
 	// and whether a request to one of them is still answered at the
 	// p50 of an unloaded bridge.
 	Idle int
+	// HeapProfile, when set with Idle and a bridge in its own process,
+	// is a file to write the bridge's heap profile to (pprof's
+	// /debug/pprof/heap, after a collection) once the idle agents have
+	// introduced themselves; that of the bridge before they came is
+	// written beside it, with ".before" added to its name, so that the
+	// two can be compared (go tool pprof -diff_base).
+	HeapProfile string
 	// Logger is the bridge's logger; nil discards its logs below warn.
 	Logger *slog.Logger
 }
@@ -124,6 +131,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("instances %d: at least 1", o.Instances)
 	case o.Idle < 0:
 		return fmt.Errorf("idle %d: 0 or more agents", o.Idle)
+	case o.HeapProfile != "" && (o.Idle == 0 || (o.External == "" && len(o.Spawn) == 0)):
+		return fmt.Errorf("heap profile %q: taken of a bridge in its own process (external or spawned) with idle agents", o.HeapProfile)
 	case o.Instances > 1 && (o.External != "" || len(o.Spawn) > 0):
 		return fmt.Errorf("instances %d: a cluster runs in this process, not with an external or spawned bridge", o.Instances)
 	case o.Instances > 1 && o.Agents-o.Agents/2 < 2:

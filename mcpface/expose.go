@@ -138,8 +138,12 @@ func class(b *strings.Builder, g string) int {
 	return i + 1
 }
 
-func (p pattern) matches(t bridge.Tool) bool {
-	return p.agent.MatchString(t.Agent) && (p.tool == nil || p.tool.MatchString(t.Name))
+func (p pattern) matches(t bridge.Tool) bool { return p.matchesNames(t.Agent, t.Name) }
+
+// matchesNames reports whether the pattern matches the tool named tool of
+// the agent agent.
+func (p pattern) matchesNames(agent, tool string) bool {
+	return p.agent.MatchString(agent) && (p.tool == nil || p.tool.MatchString(tool))
 }
 
 func matchesAny(ps []pattern, t bridge.Tool) bool {

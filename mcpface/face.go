@@ -19,7 +19,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +83,7 @@ type Face struct {
 	log     *slog.Logger
 	metrics *metrics
 	srv     *server.MCPServer
+	handler server.ToolHandlerFunc // f.call, made once for every tool mcp-go holds
 	http    http.Handler
 	auth    atomic.Pointer[authState]
 	stop    func() // stops watching the directory
@@ -93,15 +93,17 @@ type Face struct {
 	// changed since it was made.
 	tools *table
 	dirty bool
-	// registered is what mcp-go holds (it routes tools/call by name): the
-	// digest of each tool by name, seeded by seed; synced is when it was
+	// registered is the table whose tools mcp-go holds (it routes
+	// tools/call by name), nil before the first sync: most often tools
+	// itself, so that it costs nothing more; seed seeds the digests that
+	// tell whether a tool changed (table.holds). synced is when it was
 	// last brought up to date, and timer brings it up to date at the end
 	// of a coalesce interval. syncMu keeps syncs one at a time, so that
 	// mcp-go gets their changes in the order they were found.
-	registered map[string]uint64
+	registered *table
 	seed       maphash.Seed
 	syncMu     sync.Mutex
-	told       []string // the names listed as last told
+	told       uint64 // the sum of the names listed as last told (table.listedSum)
 	synced     time.Time
 	syncCost   time.Duration // how long the last sync took
 	timer      *time.Timer
@@ -140,8 +142,9 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, registered: map[string]uint64{}, seed: maphash.MakeSeed()}
+	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, seed: maphash.MakeSeed()}
 	f.suspended.calls = map[string]*suspendedCall{}
+	f.handler = f.call
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Inc(); f.sessions.add(ctx, c) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
@@ -284,23 +287,30 @@ func (f *Face) sync() {
 	first := f.synced.IsZero()
 	f.synced = time.Now()
 	var gone []string
-	for n := range f.registered {
-		if _, ok := t.byName[n]; !ok {
-			gone = append(gone, n)
-			delete(f.registered, n)
+	var changed []*entry
+	if reg := f.registered; reg != t {
+		if reg != nil {
+			for _, e := range reg.entries {
+				if _, ok := t.byName[e.name]; !ok {
+					gone = append(gone, e.name)
+				}
+			}
 		}
-	}
-	var add []server.ServerTool
-	for _, e := range t.entries {
-		d := digest(f.seed, e.tool)
-		if old, ok := f.registered[e.name]; ok && old == d {
-			continue
+		for _, e := range t.entries {
+			if !reg.holds(e, f.seed) {
+				changed = append(changed, e)
+			}
 		}
-		f.registered[e.name] = d
-		add = append(add, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+		f.registered = t
 	}
-	listed := t.listed()
-	sameList := slices.Equal(f.told, listed)
+	// Made at their size: a ServerTool is 400 bytes, and thousands come
+	// at once while agents introduce themselves.
+	add := make([]server.ServerTool, len(changed))
+	for i, e := range changed {
+		add[i] = server.ServerTool{Tool: registryTool(e), Handler: f.handler}
+	}
+	listed := t.listedSum(f.seed)
+	sameList := f.told == listed
 	f.told = listed
 	f.mu.Unlock()
 	if len(gone) == 0 && len(add) == 0 {
@@ -321,7 +331,7 @@ func (f *Face) sync() {
 	case len(gone) > 0 && len(add) > 0:
 		all := make([]server.ServerTool, 0, len(t.entries))
 		for _, e := range t.entries {
-			all = append(all, server.ServerTool{Tool: mcpTool(e.name, e.tool), Handler: f.call})
+			all = append(all, server.ServerTool{Tool: registryTool(e), Handler: f.handler})
 		}
 		f.srv.SetTools(all...)
 	case len(gone) > 0:
@@ -401,7 +411,7 @@ func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 // than a coalesce interval ago) is called through the table's own entry.
 func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
 	f.mu.Lock()
-	_, known := f.registered[req.Params.Name]
+	known := f.registered != nil && f.registered.byName[req.Params.Name] != nil
 	f.mu.Unlock()
 	if known {
 		return

@@ -125,7 +125,7 @@ func TestWithVersion(t *testing.T) {
 }
 
 func TestAnswer(t *testing.T) {
-	e := &entry{name: "jules__debug", tool: bridge.Tool{Agent: "jules", Dialect: "swarm", Name: "debug"}}
+	e := newEntry("jules__debug", bridge.Tool{Agent: "jules", Dialect: "swarm", Name: "debug"}, nil)
 	for _, tc := range []struct {
 		name    string
 		ans     canonical.Envelope

@@ -62,7 +62,7 @@ func TestSensitiveInputs(t *testing.T) {
 // otherwise; the message names the agent, its dialect, the tool and the
 // context it gave.
 func TestElicitation(t *testing.T) {
-	e := &entry{name: "DEPLOYER__deploy", tool: bridge.Tool{Agent: "DEPLOYER", Dialect: "bluelabel", Name: "deploy"}}
+	e := newEntry("DEPLOYER__deploy", bridge.Tool{Agent: "DEPLOYER", Dialect: "bluelabel", Name: "deploy"}, nil)
 	ask := &canonical.Envelope{Act: canonical.ActNeedsInput, Context: `"Configuring the deployment"`, Inputs: `[
 		{"id":"region","type":"enum","options":["eu","us"],"description":"where"},
 		{"id":"replicas","type":"int"},

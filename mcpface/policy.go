@@ -54,7 +54,7 @@ func compileToolPatterns(list []string) ([]toolPattern, error) {
 // matches reports whether the pattern matches the tool of e.
 func (p toolPattern) matches(e *entry) bool {
 	if p.agentTool != nil {
-		return p.agentTool.matches(e.tool)
+		return p.agentTool.matchesNames(e.tool.Agent, e.tool.Name)
 	}
 	return p.name.MatchString(e.name)
 }

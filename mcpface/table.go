@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"hash/maphash"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -35,8 +37,71 @@ type table struct {
 // tool did not change.
 type entry struct {
 	name      string
-	tool      bridge.Tool
+	tool      toolRef
 	reachable bool
+}
+
+// toolRef is an agent's tool as the table keeps it: what is the agent's
+// own, and a description of the tool shared by every agent that declares
+// it alike (thousands of agents of one kind declare the same tools; a
+// bridge.Tool each would cost every one of them 200 bytes a tool). Its
+// fields read as a bridge.Tool's.
+type toolRef struct {
+	Agent, Dialect string
+	Status         bridge.Status
+	*toolDesc
+}
+
+// toolDesc is what a tool is, whichever agent serves it: a bridge.Tool
+// but for its agent. Never modified once made.
+type toolDesc struct {
+	Name, Title, Description, Version string
+	InputSchema, OutputSchema         json.RawMessage
+	Operation                         canonical.Operation
+}
+
+// descKey identifies a toolDesc: its words, and its schemas by their bytes'
+// address and length (the directory shares equal schemas' bytes, and
+// never modifies them).
+type descKey struct {
+	name, title, description, version string
+	operation                         canonical.Operation
+	in, out                           *byte
+	inLen, outLen                     int
+}
+
+func keyOf(t bridge.Tool) descKey {
+	return descKey{name: t.Name, title: t.Title, description: t.Description, version: t.Version, operation: t.Operation,
+		in: unsafe.SliceData(t.InputSchema), out: unsafe.SliceData(t.OutputSchema), inLen: len(t.InputSchema), outLen: len(t.OutputSchema)}
+}
+
+func (d *toolDesc) key() descKey {
+	return keyOf(bridge.Tool{Name: d.Name, Title: d.Title, Description: d.Description, Version: d.Version, Operation: d.Operation,
+		InputSchema: d.InputSchema, OutputSchema: d.OutputSchema})
+}
+
+// newEntry returns the entry of tool under name, its description taken
+// from descs when one there is alike (and put there when none is; descs
+// may be nil).
+func newEntry(name string, tool bridge.Tool, descs map[descKey]*toolDesc) *entry {
+	k := keyOf(tool)
+	d := descs[k]
+	if d == nil {
+		d = &toolDesc{Name: tool.Name, Title: tool.Title, Description: tool.Description, Version: tool.Version,
+			InputSchema: tool.InputSchema, OutputSchema: tool.OutputSchema, Operation: tool.Operation}
+		if descs != nil {
+			descs[k] = d
+		}
+	}
+	return &entry{name: name, tool: toolRef{Agent: tool.Agent, Dialect: tool.Dialect, Status: tool.Status, toolDesc: d},
+		reachable: reachable(tool.Status)}
+}
+
+// full returns the tool r stands for.
+func (r toolRef) full() bridge.Tool {
+	return bridge.Tool{Agent: r.Agent, Dialect: r.Dialect, Status: r.Status, Name: r.Name, Title: r.Title,
+		Description: r.Description, InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, Version: r.Version,
+		Operation: r.Operation}
 }
 
 // openSchema is the input schema of a tool that declares none.
@@ -47,8 +112,11 @@ const openSchema = `{"type":"object","additionalProperties":true}`
 // is now under the same name keeps prev's entry, so that making the table
 // again while agents come makes entries for their tools only.
 func (f *Face) makeTable(prev *table) *table {
-	var shown []bridge.Tool
-	for _, t := range f.b.AllTools() {
+	// Filtered in place: AllTools's list is this call's own, and a copy
+	// of thousands of agents' tools at every sync would be garbage.
+	all := f.b.AllTools()
+	shown := all[:0]
+	for _, t := range all {
 		if f.expose.shows(t) {
 			shown = append(shown, t)
 		}
@@ -58,10 +126,17 @@ func (f *Face) makeTable(prev *table) *table {
 		f.log.Warn("mcp: tool names clash", "clash", c.String())
 	}
 	t := &table{entries: make([]*entry, len(shown)), byName: make(map[string]*entry, len(shown))}
+	// The descriptions the table holds, so that a new entry shares one.
+	descs := map[descKey]*toolDesc{}
+	if prev != nil {
+		for _, e := range prev.entries {
+			descs[e.tool.key()] = e.tool.toolDesc
+		}
+	}
 	for i, tool := range shown {
 		e := prev.kept(names[i], tool)
 		if e == nil {
-			e = &entry{name: names[i], tool: tool, reachable: reachable(tool.Status)}
+			e = newEntry(names[i], tool, descs)
 		}
 		t.entries[i] = e
 		t.byName[e.name] = e
@@ -76,7 +151,7 @@ func (t *table) kept(name string, tool bridge.Tool) *entry {
 		return nil
 	}
 	e := t.byName[name]
-	if e == nil || !sameTool(e.tool, tool) || e.tool.Status != tool.Status || e.tool.Version != tool.Version ||
+	if e == nil || !sameTool(e.tool.full(), tool) || e.tool.Status != tool.Status || e.tool.Version != tool.Version ||
 		e.tool.Operation != tool.Operation {
 		return nil
 	}
@@ -91,16 +166,30 @@ func sameTool(a, b bridge.Tool) bool {
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
 }
 
-// listed returns the names of the tools tools/list shows, sorted.
-func (t *table) listed() []string {
-	var out []string
+// holds reports whether t (nil for none), as registered with mcp-go, holds
+// e's tool as it is: the same entry, or one under its name that mcpTool
+// describes alike (digest, seeded by seed; the status is not part of it).
+func (t *table) holds(e *entry, seed maphash.Seed) bool {
+	if t == nil {
+		return false
+	}
+	old := t.byName[e.name]
+	return old == e || old != nil && digest(seed, old.tool.full()) == digest(seed, e.tool.full())
+}
+
+// listedSum sums the names of the tools tools/list shows, whatever their
+// order, seeded by seed: two tables list the same tools when their sums
+// are equal (but for a chance of one in 2^64), and comparing them needs
+// no list of thousands of names kept, nor one made and sorted at every
+// sync.
+func (t *table) listedSum(seed maphash.Seed) uint64 {
+	var sum uint64
 	for _, e := range t.entries {
 		if e.reachable {
-			out = append(out, e.name)
+			sum += maphash.String(seed, e.name)
 		}
 	}
-	slices.Sort(out)
-	return out
+	return sum
 }
 
 // tools returns the table's list, making it when first asked for.
@@ -108,7 +197,7 @@ func (t *table) tools() []mcp.Tool {
 	t.listOnce.Do(func() {
 		for _, e := range t.entries {
 			if e.reachable {
-				t.list = append(t.list, mcpTool(e.name, e.tool))
+				t.list = append(t.list, mcpTool(e.name, e.tool.full()))
 			}
 		}
 		sort.Slice(t.list, func(i, j int) bool { return t.list[i].Name < t.list[j].Name })
@@ -135,6 +224,16 @@ func (t *table) visible(s *scope) []mcp.Tool {
 		}
 	}
 	return out
+}
+
+// registryTool is what mcp-go's registry holds of e's tool: its name, and
+// its input schema as mcpTool makes it (mcp-go checks a call's
+// x-mcp-header parameters against it). What tools/list shows is the
+// table's own list (Face.listed), so the registry needs no description,
+// title or output schema: a description made for a tool that has none
+// would cost every agent's tools a string each.
+func registryTool(e *entry) mcp.Tool {
+	return mcp.Tool{Name: e.name, RawInputSchema: objectSchema(e.tool.InputSchema, openSchema)}
 }
 
 // mcpTool describes tool to MCP clients as name: its own description, or
@@ -178,9 +277,17 @@ func objectSchema(schema json.RawMessage, def string) json.RawMessage {
 	return schema
 }
 
+// openSchemaBytes is openSchema as bytes, shared by every tool that
+// declares no input schema (thousands of agents' tools may not): never
+// modified.
+var openSchemaBytes = json.RawMessage(openSchema)
+
 func raw(s string) json.RawMessage {
-	if s == "" {
+	switch s {
+	case "":
 		return nil
+	case openSchema:
+		return openSchemaBytes
 	}
 	return json.RawMessage(s)
 }

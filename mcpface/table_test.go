@@ -1,6 +1,7 @@
 package mcpface
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -119,11 +120,12 @@ func TestTableScoped(t *testing.T) {
 }
 
 // TestRegistryFollowsTable: after each sync, mcp-go's registry (which
-// routes tools/call) holds exactly the table's tools, described as the
-// table describes them, when agents come, when a name clash renames a
-// tool, when an agent's description changes and when agents go (a name
-// clash settled anew with them, or not); a session hears list_changed at
-// each.
+// routes tools/call) holds exactly the table's tools, by name and with
+// the input schema tools/list shows (mcp-go checks x-mcp-header parameters
+// against it), and tools/list describes them as the table does, when
+// agents come, when a name clash renames a tool, when an agent's
+// description changes and when agents go (a name clash settled anew with
+// them, or not); a session hears list_changed at each.
 func TestRegistryFollowsTable(t *testing.T) {
 	l := serve(t, Options{ToolNames: NamesBare})
 	c := l.connect("")
@@ -152,13 +154,51 @@ func TestRegistryFollowsTable(t *testing.T) {
 	for _, s := range steps {
 		s.do()
 		l.f.sync()
+		c.awaitChanged(s.what)
 		got := map[string]string{}
-		for n, tool := range l.f.srv.ListTools() {
-			got[n] = tool.Tool.Description
+		table := l.f.table()
+		for name, r := range l.f.srv.ListTools() {
+			e := table.byName[name]
+			if e == nil {
+				t.Errorf("%s: %s is in the registry, not in the table", s.what, name)
+				continue
+			}
+			listed := mcpTool(name, e.tool.full()) // as tools/list shows it
+			got[name] = listed.Description
+			if !bytes.Equal(r.Tool.RawInputSchema, listed.RawInputSchema) {
+				t.Errorf("%s: %s's input schema in the registry %s, listed %s", s.what, name, r.Tool.RawInputSchema, listed.RawInputSchema)
+			}
 		}
 		if !maps.Equal(got, s.want) {
 			t.Errorf("%s: registry %v, want %v", s.what, got, s.want)
 		}
-		c.awaitChanged(s.what)
+	}
+}
+
+// TestSharedDescriptions: agents that declare the same tool share the
+// table's description of it, and each entry still reads as its own
+// agent's tool; a tool that differs has its own.
+func TestSharedDescriptions(t *testing.T) {
+	l := serve(t, Options{})
+	l.attach("swarm", "x", "add")
+	l.attach("swarm", "y", "add")
+	l.attach("swarm", "z", "echo")
+	var x, y, z *entry
+	eventually(t, "the three agents' tools in the table", func() bool {
+		tb := l.f.table()
+		x, y, z = tb.byName["x__add"], tb.byName["y__add"], tb.byName["z__echo"]
+		return x != nil && y != nil && z != nil
+	})
+	if x.tool.toolDesc != y.tool.toolDesc {
+		t.Error("x's and y's add are described twice")
+	}
+	if z.tool.toolDesc == x.tool.toolDesc {
+		t.Error("z's echo shares add's description")
+	}
+	for _, e := range []*entry{x, y, z} {
+		full := e.tool.full()
+		if full.Agent+"__"+full.Name != e.name || full.Dialect != "swarm" || e.tool.Operation.Name != full.Name || !e.reachable {
+			t.Errorf("%s reads as %+v", e.name, full)
+		}
 	}
 }

@@ -106,13 +106,19 @@ type QueueOptions struct {
 // busy connection starts one writer a round at most): an idle connection
 // costs no goroutine either. A prompt item (Item.Prompt) that finds nothing waiting, on a
 // link that never waits on the peer (Prompt), is delivered by Put itself;
-// what the link then keeps, the writer flushes.
+// what the link then keeps, the writer flushes. An idle queue holds no
+// more than its own fields: its lines are made with the first message
+// queued, the writer's channels with the writer, and both are let go
+// when the writer goes.
 type Queue struct {
 	link Link
 	opt  QueueOptions
 	mu   sync.Mutex
-	q    [Levels][]*Item
-	n    int // queued, all levels
+	q    *[Levels][]*Item // nil until a message is queued, and once the writer went
+	n    int              // queued, all levels
+	// wake wakes the writer; done is closed when it has stopped for good
+	// (Close). Both are made when the writer starts, and are nil while
+	// none runs (and until the queue is closed).
 	wake chan struct{}
 	done chan struct{}
 	// started is set while the writer runs; rest once Rest lets it go,
@@ -140,7 +146,7 @@ type Queue struct {
 // NewQueue returns the queue of link; its writer starts with the first
 // message.
 func NewQueue(link Link, opt QueueOptions) *Queue {
-	q := &Queue{link: link, opt: opt, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &Queue{link: link, opt: opt}
 	q.prompt, _ = link.(Prompt)
 	q.holder, _ = link.(Holder)
 	if a, ok := link.(Aborter); ok {
@@ -173,26 +179,46 @@ func (q *Queue) Put(it *Item) error {
 		q.mu.Unlock()
 		return ErrQueueFull
 	}
-	q.q[it.Level] = append(q.q[it.Level], it)
+	lines := q.lines()
+	lines[it.Level] = append(lines[it.Level], it)
 	q.n++
 	n := q.n
-	start := !q.started
-	q.started, q.rest = true, false
+	start, wake, done := q.wantWriter()
 	q.mu.Unlock()
 	q.length(n)
-	q.wakeWriter(start)
+	q.wakeWriter(start, wake, done)
 	return nil
 }
 
-// wakeWriter starts the writer if start is set (the caller set started),
-// and wakes it otherwise.
-func (q *Queue) wakeWriter(start bool) {
+// lines returns the queue's lines, making them; q.mu is held.
+func (q *Queue) lines() *[Levels][]*Item {
+	if q.q == nil {
+		q.q = new([Levels][]*Item)
+	}
+	return q.q
+}
+
+// wantWriter notes that the writer has work (q.mu is held): it reports
+// whether it must be started, which the caller does once q.mu is
+// released (wakeWriter), and the writer's channels, made when it starts.
+func (q *Queue) wantWriter() (start bool, wake, done chan struct{}) {
+	start = !q.started
+	q.started, q.rest = true, false
 	if start {
-		go q.write()
+		q.wake, q.done = make(chan struct{}, 1), make(chan struct{})
+	}
+	return start, q.wake, q.done
+}
+
+// wakeWriter starts the writer with its channels if start is set
+// (wantWriter said so), and wakes it otherwise.
+func (q *Queue) wakeWriter(start bool, wake, done chan struct{}) {
+	if start {
+		go q.write(wake, done)
 		return
 	}
 	select {
-	case q.wake <- struct{}{}:
+	case wake <- struct{}{}:
 	default:
 	}
 }
@@ -217,13 +243,16 @@ func (q *Queue) sendNow(it *Item) {
 	}
 	if backlog && err == nil {
 		q.mu.Lock()
-		closed, start := q.closed, !q.started
+		closed := q.closed
+		var start bool
+		var wake, done chan struct{}
 		if !closed {
-			q.flush, q.started, q.rest = true, true, false
+			q.flush = true
+			start, wake, done = q.wantWriter()
 		}
 		q.mu.Unlock()
 		if !closed {
-			q.wakeWriter(start)
+			q.wakeWriter(start, wake, done)
 		}
 	}
 	q.sendMu.Unlock()
@@ -248,14 +277,15 @@ func (q *Queue) requeue(it *Item) {
 		return
 	}
 	q.opt.Budget.force() // it was accepted: no bound refuses it now
-	q.q[it.Level] = append([]*Item{it}, q.q[it.Level]...)
+	lines := q.lines()
+	lines[it.Level] = append([]*Item{it}, lines[it.Level]...)
 	q.n++
-	n, start := q.n, !q.started
-	q.started, q.rest = true, false
+	n := q.n
+	start, wake, done := q.wantWriter()
 	q.mu.Unlock()
 	q.sendMu.Unlock()
 	q.length(n)
-	q.wakeWriter(start)
+	q.wakeWriter(start, wake, done)
 }
 
 // Limit returns the queue's own bound.
@@ -321,7 +351,7 @@ func (q *Queue) takeFlush() bool {
 func (q *Queue) take() (it *Item, more, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for l := Levels - 1; l >= 0; l-- {
+	for l := Levels - 1; l >= 0 && q.q != nil; l-- {
 		if len(q.q[l]) == 0 {
 			continue
 		}
@@ -348,15 +378,17 @@ func (q *Queue) Rest() {
 		return
 	}
 	q.rest = true
+	wake := q.wake
 	q.mu.Unlock()
 	select {
-	case q.wake <- struct{}{}:
+	case wake <- struct{}{}:
 	default:
 	}
 }
 
-// write delivers until the queue is closed, or Rest lets it go.
-func (q *Queue) write() {
+// write delivers until the queue is closed, closing done then, or Rest
+// lets it go; wake wakes it.
+func (q *Queue) write(wake, done chan struct{}) {
 	ctx, release := q.sendContext()
 	defer func() { release() }()
 	held := false // the link holds a message for the next
@@ -389,20 +421,21 @@ func (q *Queue) write() {
 			closed := q.closed
 			rest := !closed && q.rest && q.n == 0 && !q.flush
 			if rest {
-				// Put starts another writer from now on; Close
-				// finishes without this one.
+				// Put starts another writer, with channels of its
+				// own, from now on; Close finishes without this one.
 				q.started, q.rest = false, false
+				q.q, q.wake, q.done = nil, nil, nil
 			}
 			q.mu.Unlock()
 			if closed {
 				q.opt.Watchdog.remove(q)
-				close(q.done)
+				close(done)
 				return
 			}
 			if rest {
 				return
 			}
-			<-q.wake
+			<-wake
 			continue
 		}
 		if q.dropExpired(it) {
@@ -440,30 +473,38 @@ func (q *Queue) write() {
 func (q *Queue) Close() {
 	q.mu.Lock()
 	if q.closed {
+		done := q.done
 		q.mu.Unlock()
-		<-q.done
+		<-done
 		return
 	}
 	q.closed = true
 	started := q.started
 	var left []*Item
-	for l := range q.q {
-		left = append(left, q.q[l]...)
-		q.q[l] = nil
+	if q.q != nil {
+		for l := range q.q {
+			left = append(left, q.q[l]...)
+		}
+		q.q = nil
 	}
 	q.opt.Budget.release(len(left))
 	q.n = 0
+	if !started {
+		// No writer to close it: a later Close waits on it too.
+		q.done = make(chan struct{})
+		close(q.done)
+	}
+	wake, done := q.wake, q.done
 	q.mu.Unlock()
 	q.length(0)
 	if !started {
 		q.opt.Watchdog.remove(q)
-		close(q.done)
 	}
 	select {
-	case q.wake <- struct{}{}:
+	case wake <- struct{}{}:
 	default:
 	}
-	<-q.done
+	<-done
 	for _, it := range left {
 		it.Fail(ErrDisconnect)
 	}

@@ -51,9 +51,12 @@ type Agent[E Endpoint] struct {
 	declared    bool
 	status      Status
 	transport   string
-	// tools are the operations it serves, in its dialect's spelling.
+	// tools are the operations it serves, in its dialect's spelling: a
+	// list the interner may share with other agents, never modified in
+	// place (its capacity is its length, so that an append copies it).
 	tools []canonical.Tool
-	// topics it is subscribed to; cfgTopics those of its spec.
+	// topics it is subscribed to (nil for none); cfgTopics those of its
+	// spec.
 	topics    map[string]bool
 	cfgTopics []string
 	// learned says the agent declared its tools itself: a new spec does
@@ -148,7 +151,7 @@ func (d *Directory[E]) declare(s Spec, again bool) {
 		delete(a.topics, t)
 	}
 	for _, t := range s.Subscribe {
-		a.topics[t] = true
+		a.follow(t)
 	}
 	a.cfgTopics = slices.Clone(s.Subscribe)
 	info := a.infoLocked(d.self, d.in)
@@ -177,7 +180,7 @@ func (d *Directory[E]) Remove(id, reason string) bool {
 func (d *Directory[E]) agentLocked(id, dialect string) *Agent[E] {
 	a := d.agents[id]
 	if a == nil {
-		a = &Agent[E]{id: id, dialect: dialect, status: StatusStopped, topics: map[string]bool{}}
+		a = &Agent[E]{id: id, dialect: dialect, status: StatusStopped}
 		d.agents[id] = a
 	}
 	return a
@@ -302,9 +305,9 @@ func (d *Directory[E]) Mirror(a *Agent[E], tools []canonical.Tool, topics []stri
 		return
 	}
 	a.tools = d.in.all(tools)
-	a.topics = make(map[string]bool, len(topics))
+	a.topics = nil
 	for _, t := range topics {
-		a.topics[t] = true
+		a.follow(t)
 	}
 	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
@@ -366,7 +369,7 @@ func (d *Directory[E]) Learn(a *Agent[E], caps *canonical.Capabilities) {
 	a.tools = d.in.all(caps.Tools)
 	a.learned = true
 	for _, t := range caps.Topics {
-		a.topics[t] = true
+		a.follow(t)
 	}
 	info := a.infoLocked(d.self, d.in)
 	d.mu.Unlock()
@@ -378,7 +381,7 @@ func (d *Directory[E]) Subscribe(a *Agent[E], topic string, on bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if on {
-		a.topics[topic] = true
+		a.follow(topic)
 	} else {
 		delete(a.topics, topic)
 	}
@@ -436,6 +439,15 @@ func (d *Directory[E]) DistinctTools(except E) []canonical.Tool {
 		}
 	}
 	return out
+}
+
+// follow subscribes a to topic; the directory's lock is held. An agent
+// that follows no topic (most) has no map of them.
+func (a *Agent[E]) follow(topic string) {
+	if a.topics == nil {
+		a.topics = map[string]bool{}
+	}
+	a.topics[topic] = true
 }
 
 // Follows reports whether a is subscribed to topic. It is meant for

@@ -331,3 +331,55 @@ func TestInternedTools(t *testing.T) {
 		t.Error("a's and b's listed schemas are not the same bytes")
 	}
 }
+
+// TestSharedToolLists: agents that declare the same tools share one list;
+// a list shared so is never changed through one of them (a config's
+// tools added to a declared agent's, another agent's declaration); and an
+// agent that follows no topic has none, and can follow one later.
+func TestSharedToolLists(t *testing.T) {
+	d := New[*conn]()
+	echo := []canonical.Tool{{Name: "echo", Description: "Echoes.", InputSchema: `{"type":"object"}`}, {Name: "sum"}}
+	learn := func(id string, tools []canonical.Tool, topics ...string) *Agent[*conn] {
+		a, _, err := d.Bind(id, &conn{name: id}, BindOptions{Dialect: "swarm", Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Learn(a, &canonical.Capabilities{Tools: slices.Clone(tools), Topics: topics})
+		return a
+	}
+	a, b := learn("a", echo), learn("b", echo)
+	c := learn("c", echo[:1], "news")
+	names := func(id string) []string {
+		info, _ := d.Agent(id)
+		return info.Capabilities
+	}
+	// Each case in turn: what it checks, and what happens after.
+	cases := []struct {
+		name       string
+		holds      func() bool
+		afterwards func()
+	}{
+		{"a and b declared the same tools: one list", func() bool { return &a.tools[0] == &b.tools[0] && len(a.tools) == 2 }, nil},
+		{"c declared fewer: a list of its own", func() bool { return &a.tools[0] != &c.tools[0] }, nil},
+		{"a shared list cannot grow in place", func() bool { return cap(a.tools) == len(a.tools) },
+			// The config adds a tool to a's: b's stay as they were.
+			func() { d.Declare(Spec{ID: "a", Dialect: "swarm", Tools: []canonical.Tool{{Name: "extra"}}}) }},
+		{"a has the config's tool too", func() bool { return slices.Equal(names("a"), []string{"echo", "sum", "extra"}) }, nil},
+		{"b's tools are as it declared them", func() bool { return slices.Equal(names("b"), []string{"echo", "sum"}) }, nil},
+		{"a follows no topic", func() bool { return a.topics == nil && !a.Follows("alerts") },
+			func() { d.Subscribe(a, "alerts", true) }},
+		{"a follows the topic it subscribed to", func() bool { return a.Follows("alerts") && !b.Follows("alerts") }, nil},
+		{"c follows the topic it declared", func() bool { return c.Follows("news") }, nil},
+	}
+	for _, tc := range cases {
+		if !tc.holds() {
+			t.Errorf("%s: does not hold", tc.name)
+		}
+		if tc.afterwards != nil {
+			tc.afterwards()
+		}
+	}
+	if info, _ := d.Agent("b"); info.Topics == nil || len(info.Topics) != 0 {
+		t.Errorf("b's topics listed as %#v, want an empty list", info.Topics)
+	}
+}

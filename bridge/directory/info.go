@@ -95,27 +95,43 @@ func (a *Agent[E]) infoLocked(self string, n *interner) Info {
 		since := a.since
 		in.Since = &since
 	}
-	if in.Status == StatusReady && a.inflight.Load() > 0 {
-		in.Status = StatusBusy
-	}
+	in.Status = a.shownStatus()
 	if a.httpOnly {
 		seen := a.lastSeen
 		in.LastSeen = &seen
 	}
 	for _, t := range a.tools {
 		in.Capabilities = append(in.Capabilities, OperationName(t))
-		in.Tools = append(in.Tools, Tool{
-			Agent: a.id, Dialect: a.dialect, Status: in.Status, Name: OperationName(t),
-			Title: t.Title, Description: t.Description,
-			InputSchema: n.raw(t.InputSchema), OutputSchema: n.raw(t.OutputSchema), Version: t.Version,
-			Operation: canonical.Operation{Capability: t.Capability, Name: t.Name},
-		})
 	}
+	in.Tools = a.appendTools(in.Tools, in.Status, n)
 	for t := range a.topics {
 		in.Topics = append(in.Topics, t)
 	}
 	sort.Strings(in.Topics)
 	return in
+}
+
+// shownStatus is a's status as it is described: BUSY for a READY agent
+// with requests in flight.
+func (a *Agent[E]) shownStatus() Status {
+	if a.status == StatusReady && a.inflight.Load() > 0 {
+		return StatusBusy
+	}
+	return a.status
+}
+
+// appendTools appends a's tools, its status shown as status, to out; the
+// directory's lock is held.
+func (a *Agent[E]) appendTools(out []Tool, status Status, n *interner) []Tool {
+	for _, t := range a.tools {
+		out = append(out, Tool{
+			Agent: a.id, Dialect: a.dialect, Status: status, Name: OperationName(t),
+			Title: t.Title, Description: t.Description,
+			InputSchema: n.raw(t.InputSchema), OutputSchema: n.raw(t.OutputSchema), Version: t.Version,
+			Operation: canonical.Operation{Capability: t.Capability, Name: t.Name},
+		})
+	}
+	return out
 }
 
 // Agents describes the registered agents sorted by id; a non-empty
@@ -176,12 +192,25 @@ func (d *Directory[E]) Tools(all bool) []Tool {
 	var none E
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	var out []Tool
+	listed := func(a *Agent[E]) bool { return all || a.endpoint != none && reachable(a.status) }
+	n := 0
 	for _, a := range d.agents {
-		if !all && (a.endpoint == none || !reachable(a.status)) {
+		if listed(a) {
+			n += len(a.tools)
+		}
+	}
+	var out []Tool // nil for none, as before
+	if n > 0 {
+		out = make([]Tool, 0, n)
+	}
+	for _, a := range d.agents {
+		if !listed(a) {
 			continue
 		}
-		out = append(out, a.infoLocked(d.self, d.in).Tools...)
+		// Only the tools: a whole description of each agent would
+		// make garbage of its topics and names for every listing of
+		// thousands of agents' tools.
+		out = a.appendTools(out, a.shownStatus(), d.in)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Agent != out[j].Agent {

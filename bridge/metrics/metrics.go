@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
@@ -14,34 +15,36 @@ import (
 // Metrics are the bridge's metrics. Their methods are safe for concurrent
 // use.
 type Metrics struct {
-	messages    *prometheus.CounterVec   // agent_messages_total{source,dest,type}
-	duration    *prometheus.HistogramVec // agent_request_duration{source,dest}
-	errors      *prometheus.CounterVec   // agent_errors_total{source,error_type}
-	queue       *prometheus.GaugeVec     // agent_queue_size{agent_id}
-	expired     prometheus.Counter       // bridge_messages_expired_total
-	duplicates  prometheus.Counter       // bridge_duplicates_total
-	retries     prometheus.Counter       // bridge_retries_total
-	boosts      prometheus.Counter       // bridge_priority_boosts_total
-	late        prometheus.Counter       // bridge_late_answers_total
-	circuit     *prometheus.GaugeVec     // bridge_circuit_state{agent_id}
-	received    *prometheus.CounterVec   // bridge_messages_received_total{dialect,type}
-	handling    prometheus.Histogram     // bridge_message_handling_seconds
-	status      *prometheus.GaugeVec     // bridge_agent_status{agent_id,status}
-	connections prometheus.Gauge         // bridge_connections
-	pending     prometheus.GaugeFunc     // bridge_pending_requests
-	reg         prometheus.Registerer    // where Table registers; nil: nowhere
-	totals      *totals                  // the same counts over all labels
-	// The counters of messages and received by their labels.
-	delivered *counters[deliveredKey]
-	heard     *counters[receivedKey]
+	messages    *counterCollector[deliveredKey] // agent_messages_total{source,dest,type}
+	duration    *histogramCollector[requestKey] // agent_request_duration{source,dest}
+	errors      *prometheus.CounterVec          // agent_errors_total{source,error_type}
+	agents      *agentsCollector                // agent_queue_size{agent_id}, bridge_agent_status{agent_id,status}
+	expired     prometheus.Counter              // bridge_messages_expired_total
+	duplicates  prometheus.Counter              // bridge_duplicates_total
+	retries     prometheus.Counter              // bridge_retries_total
+	boosts      prometheus.Counter              // bridge_priority_boosts_total
+	late        prometheus.Counter              // bridge_late_answers_total
+	circuit     *prometheus.GaugeVec            // bridge_circuit_state{agent_id}
+	received    *prometheus.CounterVec          // bridge_messages_received_total{dialect,type}
+	handling    prometheus.Histogram            // bridge_message_handling_seconds
+	connections prometheus.Gauge                // bridge_connections
+	pending     prometheus.GaugeFunc            // bridge_pending_requests
+	reg         prometheus.Registerer           // where Table registers; nil: nowhere
+	totals      *totals                         // the same counts over all labels
+	// The counters of received by their labels.
+	heard *counters[receivedKey]
 }
 
-// deliveredKey and receivedKey are the labels of agent_messages_total and
+// deliveredKey, requestKey and receivedKey are the labels of
+// agent_messages_total, agent_request_duration and
 // bridge_messages_received_total.
 type (
 	deliveredKey struct {
 		source, dest string
 		act          canonical.Act
+	}
+	requestKey struct {
+		source, dest string
 	}
 	receivedKey struct {
 		dialect string
@@ -49,26 +52,29 @@ type (
 	}
 )
 
-// durationBuckets are agent_request_duration's bucket bounds, seconds.
-var durationBuckets = prometheus.ExponentialBuckets(0.0001, 4, 10)
+// The label values of a key, and the key with its own copy of its strings.
+func (k deliveredKey) labels() []string { return []string{k.source, k.dest, string(k.act)} }
+func (k deliveredKey) own() deliveredKey {
+	return deliveredKey{strings.Clone(k.source), strings.Clone(k.dest), canonical.Act(strings.Clone(string(k.act)))}
+}
+func (k requestKey) labels() []string { return []string{k.source, k.dest} }
+func (k requestKey) own() requestKey {
+	return requestKey{strings.Clone(k.source), strings.Clone(k.dest)}
+}
 
 // New returns the metrics, registered with r (nil registers none); pending
 // tells the number of open requests when scraped.
 func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 	m := &Metrics{
-		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "agent_messages_total", Help: "Messages delivered by the bridge, by sending agent, receiving agent and canonical act.",
-		}, []string{"source", "dest", "type"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "agent_request_duration", Help: "Seconds from a request's arrival to its answer's delivery.",
-			Buckets: durationBuckets,
-		}, []string{"source", "dest"}),
+		messages: newCounterCollector(prometheus.NewDesc("agent_messages_total",
+			"Messages delivered by the bridge, by sending agent, receiving agent and canonical act.",
+			[]string{"source", "dest", "type"}, nil), deliveredKey.labels),
+		duration: newHistogramCollector(prometheus.NewDesc("agent_request_duration",
+			"Seconds from a request's arrival to its answer's delivery.", []string{"source", "dest"}, nil), requestKey.labels),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agent_errors_total", Help: "Error replies made by the bridge, by the agent answered and canonical error code.",
 		}, []string{"source", "error_type"}),
-		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "agent_queue_size", Help: "Messages waiting in an agent's outbound queue.",
-		}, []string{"agent_id"}),
+		agents: newAgentsCollector(),
 		boosts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "bridge_priority_boosts_total", Help: "Answers raised to the priority of the request they answer.",
 		}),
@@ -94,9 +100,6 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 			Name: "bridge_message_handling_seconds", Help: "Seconds to decode, route, translate and hand over one received message.",
 			Buckets: prometheus.ExponentialBuckets(0.000005, 3, 10),
 		}),
-		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "bridge_agent_status", Help: "An agent's current lifecycle state: one series per agent, with the value 1.",
-		}, []string{"agent_id", "status"}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "bridge_connections", Help: "Attached connections.",
 		}),
@@ -106,12 +109,11 @@ func New(r prometheus.Registerer, pending func() float64) (*Metrics, error) {
 	}
 	m.reg = r
 	m.totals = newTotals(durationBuckets)
-	m.delivered = newCounters[deliveredKey](m.messages)
 	m.heard = newCounters[receivedKey](m.received)
 	if r == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.queue, m.expired, m.duplicates, m.retries, m.boosts, m.late, m.circuit, m.received, m.handling, m.status, m.connections, m.pending} {
+	for _, c := range []prometheus.Collector{m.messages, m.duration, m.errors, m.agents, m.expired, m.duplicates, m.retries, m.boosts, m.late, m.circuit, m.received, m.handling, m.connections, m.pending} {
 		if err := r.Register(c); err != nil {
 			return nil, errors.Join(errors.New("bridge: register metrics"), err)
 		}
@@ -130,13 +132,13 @@ func (m *Metrics) Errored(source string, code canonical.ErrorCode) {
 
 // RequestDone observes a request's time from arrival to answer.
 func (m *Metrics) RequestDone(source, dest string, d time.Duration) {
-	m.duration.WithLabelValues(source, dest).Observe(d.Seconds())
+	m.duration.observe(requestKey{source, dest}, requestKey.own, d.Seconds())
 	m.totals.answered(d.Seconds())
 }
 
 // Delivered counts a message delivered from source to dest.
 func (m *Metrics) Delivered(source, dest string, act canonical.Act) {
-	m.delivered.get(deliveredKey{source, dest, act}, func() []string { return []string{source, dest, string(act)} }).Inc()
+	m.messages.add(deliveredKey{source, dest, act}, deliveredKey.own)
 	m.totals.delivered.Add(1)
 }
 
@@ -146,8 +148,9 @@ func (m *Metrics) Received(dialect string, act canonical.Act) {
 	m.totals.received.Add(1)
 }
 
-// Queue returns the gauge of the agent id's queue length.
-func (m *Metrics) Queue(id string) prometheus.Gauge { return m.queue.WithLabelValues(id) }
+// Queue returns the gauge of the agent id's queue length, making its
+// series.
+func (m *Metrics) Queue(id string) *QueueGauge { return m.agents.queueOf(id) }
 
 // Expired counts a message dropped because it expired while queued.
 func (m *Metrics) Expired() { m.expired.Inc() }
@@ -172,22 +175,11 @@ func (m *Metrics) Circuit(id string, state int) { m.circuit.WithLabelValues(id).
 func (m *Metrics) Connections(delta int) { m.connections.Add(float64(delta)) }
 
 // Status sets the agent id's lifecycle state: its one series, for status,
-// is 1; those of the other statuses are removed (a series per agent and
-// status would cost every agent of a large bridge a few kilobytes).
-func (m *Metrics) Status(id, status string, statuses []string) {
-	for _, st := range statuses {
-		if st != status {
-			m.status.DeleteLabelValues(id, st)
-		}
-	}
-	m.status.WithLabelValues(id, status).Set(1)
-}
+// is 1, and it has none for the other statuses.
+func (m *Metrics) Status(id, status string) { m.agents.setStatus(id, status) }
 
 // Forget removes the series of an agent the bridge no longer knows.
-func (m *Metrics) Forget(id string, statuses []string) {
-	m.queue.DeleteLabelValues(id)
+func (m *Metrics) Forget(id string) {
+	m.agents.forget(id)
 	m.circuit.DeleteLabelValues(id)
-	for _, st := range statuses {
-		m.status.DeleteLabelValues(id, st)
-	}
 }

@@ -1,19 +1,8 @@
 package metrics
 
 import (
-	"github.com/mcp-bridge/mcp-bridge/bridge/directory"
 	"github.com/mcp-bridge/mcp-bridge/bridge/event"
 )
-
-// statusNames are the lifecycle states, as label values of
-// bridge_agent_status.
-var statusNames = func() []string {
-	out := make([]string, len(directory.Statuses))
-	for i, s := range directory.Statuses {
-		out[i] = string(s)
-	}
-	return out
-}()
 
 // callTransport is the call API's name as a transport: what it hands
 // over is not a delivery to an agent, and is not counted as one.
@@ -46,10 +35,10 @@ func (m *Metrics) Handle(e event.Event) {
 		m.Duplicate()
 	case event.Status:
 		if e.Change.Status == "" {
-			m.Forget(e.Agent, statusNames)
+			m.Forget(e.Agent)
 			return
 		}
-		m.Status(e.Agent, e.Change.Status, statusNames)
+		m.Status(e.Agent, e.Change.Status)
 	}
 }
 

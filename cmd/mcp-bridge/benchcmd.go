@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/loadgen"
 )
 
-const benchSynopsis = "[--agents 100] [--pairs 200000] [--rate 0] [--window 8] [--validate schema|decode] [--payload 0] [--fail-every 0] [--timeout 5m] [--instances 1] [--external URL | --spawn] [--idle 0] [--cpuprofile FILE]"
+const benchSynopsis = "[--agents 100] [--pairs 200000] [--rate 0] [--window 8] [--validate schema|decode] [--payload 0] [--fail-every 0] [--timeout 5m] [--instances 1] [--external URL | --spawn] [--idle 0] [--heap-profile FILE] [--cpuprofile FILE]"
 
 // runBench starts a bridge on a loopback port with agents of all five
 // dialects (or --instances bridges in a cluster, after one alone), drives
@@ -35,6 +35,7 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.External, "external", "", "drive the bridge that runs at this URL (http://HOST:PORT) in its own process, and report its memory and GC pauses")
 	spawn := fs.Bool("spawn", false, "start `mcp-bridge serve` as a child on a loopback port and drive it as --external")
 	fs.IntVar(&o.Idle, "idle", 0, "connect this many idle agents before the load, each introducing itself with its tools, and report the peak resident memory each adds over a heartbeat round and how fast one still answers")
+	fs.StringVar(&o.HeapProfile, "heap-profile", "", "with --idle and a bridge in its own process: write its heap profile (after a collection) to this file once the idle agents are in, and the empty bridge's to FILE.before")
 	cpuprofile := fs.String("cpuprofile", "", "write the load generator's own CPU profile (not the bridge's) to this file")
 	fs.DurationVar(&o.Timeout, "timeout", loadgen.DefaultTimeout, "stop sending after this long; requests still open get "+loadgen.Grace.String()+" more")
 	if pos, help, err := parseInterspersed(fs, args); err != nil || len(pos) > 0 {

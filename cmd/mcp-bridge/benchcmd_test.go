@@ -27,6 +27,8 @@ func TestBenchUsage(t *testing.T) {
 		{"no time", []string{"--timeout", "0s"}, "bench: timeout 0s: more than 0"},
 		{"no instance", []string{"--instances", "0"}, "bench: instances 0: at least 1"},
 		{"negative idle", []string{"--idle", "-1"}, "bench: idle -1: 0 or more agents"},
+		{"a heap profile of no idle agents", []string{"--spawn", "--heap-profile", "x.prof"}, `bench: heap profile "x.prof": taken of a bridge in its own process`},
+		{"a heap profile of a bridge in process", []string{"--idle", "5", "--heap-profile", "x.prof"}, `bench: heap profile "x.prof": taken of a bridge in its own process`},
 		{"a cluster of an external bridge", []string{"--instances", "2", "--external", "http://127.0.0.1:7300"}, "bench: instances 2: a cluster runs in this process"},
 		{"a cluster of two agents", []string{"--instances", "2", "--agents", "2"}, "bench: agents 2: at least 3 with 2 instances"},
 		{"not a number", []string{"--pairs", "many"}, `invalid value "many" for flag -pairs`},
@@ -114,12 +116,13 @@ func TestBenchOwnProcess(t *testing.T) {
 		waitExit(t, cmd, errOut)
 	}()
 	profile := filepath.Join(t.TempDir(), "bench.prof")
+	heap := filepath.Join(t.TempDir(), "heap.prof")
 	for _, tc := range []struct {
 		name string
 		args []string
 		want []string
 	}{
-		{"spawn", []string{"--spawn", "--agents", "10", "--pairs", "300", "--idle", "50"},
+		{"spawn", []string{"--spawn", "--agents", "10", "--pairs", "300", "--idle", "50", "--heap-profile", heap},
 			[]string{"its own process: RSS", "collections during the load", "50 agents connected", "KB resident", "a request to one of them: p50", "\nPASS: "}},
 		{"external", []string{"--external", "http://" + addr, "--agents", "10", "--pairs", "300"},
 			[]string{"its own process: RSS", "300 completed", "\nPASS: "}},
@@ -138,9 +141,12 @@ func TestBenchOwnProcess(t *testing.T) {
 			}
 		})
 	}
-	// The load generator's profile: gzipped protobuf, and not empty.
-	if b, err := os.ReadFile(profile); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("--cpuprofile wrote %d bytes (%v), want a gzipped profile", len(b), err)
+	// The load generator's profile and the bridge's heap with and without
+	// the idle agents: gzipped protobuf, and not empty.
+	for flag, file := range map[string]string{"--cpuprofile": profile, "--heap-profile": heap, "--heap-profile's before": heap + ".before"} {
+		if b, err := os.ReadFile(file); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s wrote %d bytes (%v), want a gzipped profile", flag, len(b), err)
+		}
 	}
 	var out, stderr bytes.Buffer
 	if code := runBench([]string{"--cpuprofile", filepath.Join(t.TempDir(), "no", "such.prof"), "--pairs", "10"}, strings.NewReader(""), &out, &stderr); code != exitInvalid ||
