@@ -15,6 +15,8 @@ type inFrames struct {
 	remain int64 // the current frame's payload bytes not yet handed on
 	pos    int64 // the current frame's payload bytes handed on
 	inMsg  bool  // a data message has begun and its last frame has not come
+	// data is set when a data frame begins; whoever asks clears it.
+	data bool
 	// closeCode is the status of the close frame the peer sent: 0 before
 	// one, 1005 (no status) when it carried none.
 	closeCode uint16
@@ -99,7 +101,7 @@ func (f *inFrames) frameBegins() {
 	}
 	f.op, f.remain, f.pos, f.nh = op, n, 0, 0
 	if op < opClose { // a data frame, or a data message's continuation
-		f.inMsg = !fin
+		f.inMsg, f.data = !fin, true
 	}
 	if op == opClose && n < 2 {
 		f.closeCode = statusNoStatus

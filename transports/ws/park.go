@@ -71,6 +71,10 @@ type parking struct {
 	// closing is set once the bridge has written a close frame: the
 	// library then reads the peer's answer itself, which must not park.
 	closing atomic.Bool
+	// quiet is set, for the reader, when its last wait had lasted through
+	// a sweep: if only control frames (a heartbeat's pong) come before
+	// the next wait, that one goes on from the sweep, as no message came.
+	quiet bool
 	// never is set once the connection cannot park: the poller refused
 	// it, or broke; its reader reads on as if it never could.
 	never atomic.Bool
@@ -171,7 +175,10 @@ func (p *parker) wake(id uint64) {
 }
 
 // sweep tells the connections that have waited for their next message
-// since the last sweep to park.
+// since the last sweep to park: a wait counts from the sweep before it
+// when only control frames came since (parking.quiet), so that a
+// heartbeat more frequent than the sweep does not keep a connection
+// from parking.
 func (p *parker) sweep() {
 	var kick []*promptConn
 	p.mu.Lock()
@@ -278,9 +285,16 @@ func (c *promptConn) fill() error {
 	if c.park.closing.Load() || c.park.resume == nil || !c.in.atMessageStart() || c.park.never.Load() {
 		return c.raw.Read(c.readP)
 	}
-	c.park.state.Store(waiting)
+	st := waiting
+	if c.park.quiet && !c.in.data {
+		st = swept
+	}
+	c.in.data = false
+	c.park.state.Store(st)
 	err := c.raw.Read(c.readP)
-	if c.park.state.Swap(notWaiting) == kicked {
+	old := c.park.state.Swap(notWaiting)
+	c.park.quiet = old == swept
+	if old == kicked {
 		c.park.kick.Lock()
 		_ = c.Conn.SetReadDeadline(time.Time{})
 		c.park.kick.Unlock()
