@@ -104,7 +104,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			lost, err := carry(context.Background(), c, s, maxFrame, in)
 			switch {
 			case err == errMoved:
-				go read() // a fresh goroutine, with a small stack, reads on
+				// A fresh goroutine, with a small stack, reads on: one the
+				// parker starts when the socket has bytes (at once if it
+				// has), so that a connection that goes quiet after a
+				// message (an introduction) holds none meanwhile.
+				if !in.park() {
+					go read()
+				}
 			case err == errPark:
 				if !in.park() {
 					continue // it cannot park: this goroutine reads on
