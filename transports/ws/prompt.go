@@ -502,7 +502,9 @@ const moveEvery = time.Second
 // (a capability declaration, routed and answered, to 8-16 KB), and the
 // runtime shrinks a parked goroutine's stack by half a collection, of
 // which an idle bridge makes few; a fresh goroutine starts at the size
-// goroutines use on average. Only the reading goroutine may ask.
+// goroutines use on average. Where the connection can park (park.go),
+// the reader parks instead, the parker starting the fresh goroutine once
+// the socket has bytes. Only the reading goroutine may ask.
 func (s source) move() bool {
 	if s.pc == nil {
 		return false
