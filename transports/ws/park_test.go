@@ -48,9 +48,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// newestConn returns the connection the parker took last: the one the
-// Handler accepted last.
-func newestConn(t *testing.T) *promptConn {
+// lastID returns the id the parker gave the connection it took last.
+func lastID(t *testing.T) uint64 {
 	t.Helper()
 	p := parkerOf()
 	if p == nil {
@@ -58,16 +57,23 @@ func newestConn(t *testing.T) *promptConn {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var newest *promptConn
-	for _, c := range p.conns {
-		if newest == nil || c.park.id > newest.park.id {
-			newest = c
-		}
-	}
-	if newest == nil {
-		t.Fatal("the parker holds no connection")
-	}
-	return newest
+	return p.next
+}
+
+// newConn returns the connection the parker takes next after the id
+// after: the one the Handler accepts next (it lets the connection park
+// once the bridge has attached it, so a little after its agent is READY).
+func newConn(t *testing.T, after uint64) *promptConn {
+	t.Helper()
+	var c *promptConn
+	eventually(t, "the parker took the connection", func() bool {
+		p := parkerOf()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		c = p.conns[after+1]
+		return c != nil
+	})
+	return c
 }
 
 // isParked reports whether c is parked now.
@@ -108,6 +114,7 @@ func connectAgent(t *testing.T, ctx context.Context, b *bridge.Bridge, url, id, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	after := lastID(t)
 	go func() { _ = a.Connect(ctx, url, "") }()
 	eventually(t, id+" was READY", func() bool { return status(b, id) == bridge.StatusReady })
 	select {
@@ -115,7 +122,7 @@ func connectAgent(t *testing.T, ctx context.Context, b *bridge.Bridge, url, id, 
 	case <-ctx.Done():
 		t.Fatal(ctx.Err())
 	}
-	return a, newestConn(t)
+	return a, newConn(t, after)
 }
 
 // TestParkedAgentsTalk: two agents whose connections are parked talk
@@ -171,6 +178,7 @@ func dialRaw(t *testing.T, ctx context.Context, b *bridge.Bridge, addr, id strin
 			return c, err
 		},
 	}}
+	after := lastID(t)
 	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws/swarm?agent="+id, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +186,7 @@ func dialRaw(t *testing.T, ctx context.Context, b *bridge.Bridge, addr, id strin
 	t.Cleanup(func() { c.CloseNow() })
 	ra.ws = c
 	eventually(t, id+" was READY", func() bool { return status(b, id) == bridge.StatusReady })
-	return ra, newestConn(t)
+	return ra, newConn(t, after)
 }
 
 // readAll reads c until it fails, answering pings as the library does
