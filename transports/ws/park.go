@@ -11,11 +11,14 @@ import (
 // An idle connection holds no goroutine either, where the system lets
 // one goroutine wait for many sockets (Linux: epoll). A connection
 // accepted by the Handler over plain TCP is read by a goroutine while
-// messages come; once it has waited for the next message through a whole
-// sweep (parkAfter) it is parked: the goroutine goes, and the parker's
-// one goroutine waits for the socket with every other parked one's,
-// starting a fresh reader when it has bytes, when it is closed, or when
-// it drops. A reading goroutine's stack (4.5-6.5 KB an idle agent, and
+// messages come; it is parked once it has waited for the next message
+// through a whole sweep (parkAfter), or at once after a message where its
+// reader would have moved to a fresh goroutine (source.move: after its
+// first message, the introduction, then at most once a second). Parked,
+// its goroutine goes, and the parker's one goroutine waits for the socket
+// with every other parked one's, starting a fresh reader when it has
+// bytes (at once if it has some already), when it is closed, or when it
+// drops. A reading goroutine's stack (4.5-6.5 KB an idle agent, and
 // about 2.5 times that in peak memory, as the collector's goal counts
 // stacks) is the largest thing an idle agent held (docs/performance.md,
 // "What one idle agent holds").
@@ -87,10 +90,11 @@ type parking struct {
 // parker holds the connections that may park, and the poller their
 // parked sockets wait in.
 type parker struct {
-	mu    sync.Mutex
-	conns map[uint64]*promptConn
-	next  uint64
-	poll  poller
+	mu     sync.Mutex
+	conns  map[uint64]*promptConn
+	next   uint64
+	poll   poller
+	broken bool // the poller failed: nothing parks any more
 }
 
 // poller waits for many sockets at once (the system's: park_linux.go).
@@ -152,8 +156,8 @@ func (p *parker) run() {
 func (p *parker) add(c *promptConn, resume func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c.park.closed {
-		return // its reader finds it closed
+	if c.park.closed || p.broken {
+		return // its reader finds it closed, or reads on as it never parks
 	}
 	p.next++
 	c.park.id, c.park.resume = p.next, resume
@@ -204,6 +208,7 @@ func (p *parker) sweep() {
 // fail resumes every parked connection and parks none from now on.
 func (p *parker) fail() {
 	p.mu.Lock()
+	p.broken = true
 	var wake []*promptConn
 	for _, c := range p.conns {
 		c.park.never.Store(true)
@@ -226,7 +231,7 @@ func (p *parker) fail() {
 func (p *parker) park(c *promptConn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c.park.closed {
+	if c.park.closed || p.broken {
 		return false
 	}
 	var perr error
