@@ -2,4 +2,12 @@
 // /ws/{dialect} (or /ws, the dialect detected from the first message), and
 // the bridge dials out to agents that listen, reconnecting with backoff.
 // One text message carries one agent message each way.
+//
+// An idle connection the Handler accepted over plain TCP holds no
+// buffer (buffers.go) and, on Linux, no goroutine: it is parked, one
+// goroutine for the process waiting for every parked socket with epoll
+// and starting a reader when one has bytes, hangs up or is closed
+// (park.go). What it still holds is its coder/websocket connection, its
+// promptConn and the bridge's session. TLS and dialled connections keep
+// a reading goroutine and bufio's buffers.
 package ws

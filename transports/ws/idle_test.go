@@ -19,10 +19,13 @@ const idleAgents = 2000
 // and introduce themselves with their tools, as live agents do; the bridge
 // lists every one (READY, with its tools where its dialect declares them),
 // page by page; agents of every dialect picked over the whole range answer
-// a request through the bridge; and once all is quiet the package's
-// connections hold no read or write buffer by its own count.
+// a request through the bridge; once all is quiet the package's
+// connections hold no read or write buffer, and no goroutine reads them
+// (they are parked), by its own count; and parked agents still answer.
 func TestIdleAgents(t *testing.T) {
-	b := newBridge(t)
+	// No heartbeat: its pongs wake parked connections (TestParkedHeartbeat),
+	// and a round over 2,000 agents would keep some awake at any moment.
+	b := heartbeatBridge(t, -1)
 	url := "ws://" + serveBridge(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -103,5 +106,31 @@ func TestIdleAgents(t *testing.T) {
 	}
 	if got := Buffers(); got != (BufferCounts{}) {
 		t.Errorf("%d agents idle: buffers held %+v, want none", idleAgents+1, got)
+	}
+
+	// Parked: no goroutine reads an idle connection, once it has been
+	// quiet through a sweep, by the package's own count.
+	connected := int64(idleAgents + 1)
+	deadline = time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) && (Parked() != connected || Readers() != 0) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if parked, reading := Parked(), Readers(); parked != connected || reading != 0 {
+		t.Errorf("%d agents idle: %d connections parked, %d reading goroutines; want %d, none", connected, parked, reading, connected)
+	}
+
+	// And they answer from there: each echo wakes the caller's
+	// connection and its agent's, parked.
+	for k := range 20 {
+		id := ids[(k*(idleAgents/20)+7)%idleAgents]
+		cctx, done := context.WithTimeout(ctx, time.Minute)
+		reply, err := caller.Call(cctx, id, caller.Operation("echo"), canonical.JSON(fmt.Sprintf(`{"m":%d}`, k)))
+		done()
+		if err != nil {
+			t.Fatalf("echo to %s, parked: %v", id, err)
+		}
+		if reply.Act != canonical.ActResult || !strings.Contains(string(reply.Result), fmt.Sprintf(`"m":%d}`, k)) {
+			t.Fatalf("echo to %s, parked: %+v", id, reply)
+		}
 	}
 }

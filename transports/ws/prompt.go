@@ -67,8 +67,12 @@ type promptConn struct {
 	rr, rw int
 	rerr   error
 	readP  func(fd uintptr) bool
+	// in follows the frames handed on, for the reading goroutine.
+	in inFrames
 	// moved is when the reading last moved to a fresh goroutine.
 	moved time.Time
+
+	park parking // park.go
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -100,7 +104,7 @@ func newPromptConn(c net.Conn) *promptConn {
 func (c *promptConn) Read(p []byte) (int, error) {
 	if c.rbuf == nil {
 		c.rerr = nil
-		if err := c.raw.Read(c.readP); err != nil {
+		if err := c.fill(); err != nil {
 			return 0, err
 		}
 		if c.rerr != nil {
@@ -108,6 +112,7 @@ func (c *promptConn) Read(p []byte) (int, error) {
 		}
 	}
 	n := copy(p, (*c.rbuf)[c.rr:c.rw])
+	c.in.feed(p[:n])
 	c.rr += n
 	if c.rr == c.rw {
 		giveReadBuf(c.rbuf)
@@ -223,6 +228,9 @@ func (c *promptConn) Write(p []byte) (int, error) {
 	case c.left > 0:
 		c.left = max(0, c.left-int64(len(p)))
 	default:
+		if len(p) > 0 && p[0]&0x0f == opClose {
+			c.park.closing.Store(true) // see parking.closing
+		}
 		if n, ok := frameLen(p); ok && int64(len(p)) < n && len(p) <= len(c.pend) {
 			// The start of a frame: kept for the rest.
 			c.npend = copy(c.pend[:], p)
@@ -494,7 +502,9 @@ const moveEvery = time.Second
 // (a capability declaration, routed and answered, to 8-16 KB), and the
 // runtime shrinks a parked goroutine's stack by half a collection, of
 // which an idle bridge makes few; a fresh goroutine starts at the size
-// goroutines use on average. Only the reading goroutine may ask.
+// goroutines use on average. Where the connection can park (park.go),
+// the reader parks instead, the parker starting the fresh goroutine once
+// the socket has bytes. Only the reading goroutine may ask.
 func (s source) move() bool {
 	if s.pc == nil {
 		return false
@@ -505,6 +515,28 @@ func (s source) move() bool {
 	}
 	s.pc.moved = now
 	return true
+}
+
+// closedNormally reports whether the peer's close frame, read by the
+// library, said the peer closed normally or went away; only the reading
+// goroutine may ask, once the connection is closed.
+func (s source) closedNormally() bool {
+	return s.pc != nil && s.pc.in.closedNormally()
+}
+
+// park parks the connection, its reading to resume in a fresh goroutine
+// once it has bytes, and reports whether it did; false when it cannot,
+// the caller reading on.
+func (s source) park() bool {
+	return s.pc != nil && s.pc.parkNow()
+}
+
+// parkable lets the connection park while idle (park.go), resume reading
+// it on once it wakes.
+func (s source) parkable(resume func()) {
+	if s.pc != nil {
+		s.pc.parkable(resume)
+	}
 }
 
 // release gives back the buffers the connection holds, at its end.

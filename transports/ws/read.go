@@ -28,6 +28,9 @@ func serve(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, i
 	for {
 		_, r, err := c.Reader(ctx)
 		if err != nil {
+			if errors.Is(err, errPark) {
+				return errPark // nothing of a message was taken
+			}
 			return err
 		}
 		buf := takeMsgBuf()
@@ -68,19 +71,22 @@ var errMoved = errors.New("ws: the connection is read on by a fresh goroutine")
 // carry reads c into s until the connection ends (serve), then closes
 // the connection, gives its buffers back and detaches s: as lost unless
 // the connection was closed normally or ctx ended. It returns whether s
-// was told it was lost, and why the connection ended; errMoved, with the
-// connection still open, when in asked for the reading to go on in a
-// fresh goroutine (only a source that knows its connection does).
+// was told it was lost, and why the connection ended; with the
+// connection still open, errMoved when in asked for the reading to go on
+// in a fresh goroutine, errPark when the connection is to park (only a
+// source that knows its connection does either).
 func carry(ctx context.Context, c *websocket.Conn, s *bridge.Session, max int, in source) (lost bool, err error) {
 	err = serve(ctx, c, s, max, in)
-	if err == errMoved {
-		return false, err // the caller reads on in a fresh goroutine
+	if err == errMoved || err == errPark {
+		return false, err // the caller reads on in a fresh goroutine, or parks
 	}
 	// The connection goes first, so that a write to a peer that stopped
 	// reading ends at once and the session's queue can be failed.
 	c.CloseNow()
 	in.release()
-	if closedNormally(err) || ctx.Err() != nil {
+	// The peer's close frame may have been read by the library's Close
+	// while the connection was parked: the reader then finds it closed.
+	if closedNormally(err) || in.closedNormally() || ctx.Err() != nil {
 		s.Detach()
 		return false, err
 	}

@@ -97,15 +97,32 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	remote, maxFrame, in := opts.Remote, h.Bridge.MaxFrame(), pw.source()
 	var read func()
 	read = func() {
-		// No context ends a read: closing the connection does.
-		lost, err := carry(context.Background(), c, s, maxFrame, in)
-		switch {
-		case err == errMoved:
-			go read() // a fresh goroutine, with a small stack, reads on
-		case lost:
-			h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
+		readers.Add(1)
+		defer readers.Add(-1)
+		for {
+			// No context ends a read: closing the connection does.
+			lost, err := carry(context.Background(), c, s, maxFrame, in)
+			switch {
+			case err == errMoved:
+				// A fresh goroutine, with a small stack, reads on: one the
+				// parker starts when the socket has bytes (at once if it
+				// has), so that a connection that goes quiet after a
+				// message (an introduction) holds none meanwhile.
+				if !in.park() {
+					go read()
+				}
+			case err == errPark:
+				if !in.park() {
+					continue // it cannot park: this goroutine reads on
+				}
+				// The parker resumes the reading in a fresh goroutine.
+			case lost:
+				h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
+			}
+			return
 		}
 	}
+	in.parkable(read)
 	go read()
 }
 
