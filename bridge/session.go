@@ -63,18 +63,21 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	if o.AgentID != "" && s.dialect == "" {
 		return nil, errors.New("bridge: an agent bound at connect needs its dialect")
 	}
+	// The queue is made before the session is listed: the heartbeat reads
+	// it from the listed sessions.
+	s.out = delivery.NewQueue(l, delivery.QueueOptions{
+		Limit: b.queuePerAgent, Budget: b.budget, Watchdog: b.writers,
+		Length: s.queued, Expired: b.metrics.Expired,
+	})
 	b.mu.Lock()
 	if b.r.Closing() {
 		b.mu.Unlock()
+		s.out.Close()
 		return nil, ErrShuttingDown
 	}
 	b.sessions[s] = struct{}{}
 	b.mu.Unlock()
 	b.metrics.Connections(1)
-	s.out = delivery.NewQueue(l, delivery.QueueOptions{
-		Limit: b.queuePerAgent, Budget: b.budget, Watchdog: b.writers,
-		Length: s.queued, Expired: b.metrics.Expired,
-	})
 	if o.AgentID != "" {
 		s.mu.Lock()
 		e := s.bind(b.r.Resolve(s.speller, o.Dialect, o.AgentID), false)
