@@ -144,9 +144,17 @@ func TestClusterDirectory(t *testing.T) {
 	if !strings.Contains(string(body), `"instance": "c"`) || !strings.Contains(string(body), `"id": "fuse-agent"`) {
 		t.Errorf("/v1/agents on a:\n%s", body)
 	}
-	// A tool's version, which fuse declares, crosses instances.
-	if fa := listed(t, hs["a"], "fuse-agent"); fa == nil || len(fa.Tools) != 1 || fa.Tools[0].Version != "1.0" {
-		t.Errorf("a lists fuse-agent as %+v, want its one tool at version 1.0", fa)
+	// A tool's version, which fuse declares, crosses instances. A remote
+	// agent's tools may reach the directory after the news it connected.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		fa := listed(t, hs["a"], "fuse-agent")
+		if fa != nil && len(fa.Tools) == 1 && fa.Tools[0].Version == "1.0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a lists fuse-agent as %+v, want its one tool at version 1.0", fa)
+			break
+		}
 	}
 
 	// By capability: a request naming no receiver, from a, served on b.
