@@ -17,11 +17,13 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// call is the handler of every tool: a tools/call becomes a canonical
+// call is the handler of the dispatcher and of every tool mcp-go holds
+// (dispatch.go): a tools/call becomes a canonical
 // request to the tool's agent through the bridge's call API. A retry of a
 // call that asked the client for input (its RequestState names the
 // suspended call) resumes that call instead.
 func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	e, req := f.unroute(req)
 	if state := req.Params.RequestState; state != "" {
 		sc := f.suspended.take(state)
 		if sc == nil {
@@ -29,7 +31,6 @@ func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 		}
 		return f.resume(ctx, sc, req.Params.InputResponses)
 	}
-	e := f.entry(req.Params.Name)
 	s := scopeOf(ctx)
 	if e == nil || !s.shows(e) {
 		return errorResult(fmt.Sprintf("no tool %q is offered by this bridge now", req.Params.Name)), nil
