@@ -118,7 +118,7 @@ type Face struct {
 	relay        *relay        // the answers to requests to the client, across a cluster; nil when stateless
 
 	// holding is the tools mcp-go holds under their own names, those whose
-	// input schema binds parameters to headers (dispatch.go), by name: a
+	// input schema binds parameters to headers (call.go), by name: a
 	// name is put here once mcp-go has it, and taken out before mcp-go
 	// lets it go, so that a call of a tool not here is routed. Under mu.
 	holding map[string]*entry
@@ -276,7 +276,7 @@ func (f *Face) interval() time.Duration {
 // sync tells every session the list changed if it did since the last sync
 // (tools came, went or changed, or an agent went UNAVAILABLE or came
 // back), and brings mcp-go's registry up to date with the tools it holds
-// under their own names (dispatch.go).
+// under their own names (call.go).
 func (f *Face) sync() {
 	began := time.Now()
 	defer func() {
@@ -355,7 +355,7 @@ func (f *Face) sync() {
 // headerTools returns the tools mcp-go is to hold under their own names
 // after a sync that found changed (new or changed) and gone, and the names
 // it is to let go: a tool whose input schema binds parameters to headers
-// is held, as mcp-go checks those bindings (dispatch.go); a held tool that
+// is held, as mcp-go checks those bindings (call.go); a held tool that
 // went, or no longer binds any, is let go. A tool whose bindings mcp-go
 // would refuse (SEP-2243's rules) is routed, unchecked, and logged. f.mu
 // is held.
@@ -454,7 +454,7 @@ func (f *Face) listed(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *
 // scoped is mcp-go's tool filter: it keeps the tools the request's token
 // may see (its agents, its policies). mcp-go runs it on a tools/call's tool
 // too, and refuses the call (as an unknown tool) when the filter drops it:
-// a tool mcp-go holds under its own name (dispatch.go). It keeps the
+// a tool mcp-go holds under its own name (call.go). It keeps the
 // dispatcher, which beforeCall routes only the calls the token may make
 // to.
 func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {

@@ -120,7 +120,7 @@ func TestTableScoped(t *testing.T) {
 
 // TestRegistryFollowsTable: after each sync, the table describes the
 // tools as tools/list shows them, and each is callable by its name, while
-// mcp-go's registry holds the dispatcher alone (dispatch.go), when agents
+// mcp-go's registry holds the dispatcher alone (call.go), when agents
 // come, when a name clash renames a tool, when an agent's description
 // changes and when agents go (a name clash settled anew with them, or
 // not); a session hears list_changed at each, and a sync that finds no
