@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,7 +84,6 @@ type Face struct {
 	log     *slog.Logger
 	metrics *metrics
 	srv     *server.MCPServer
-	handler server.ToolHandlerFunc // f.call, made once for every tool mcp-go holds
 	http    http.Handler
 	auth    atomic.Pointer[authState]
 	stop    func() // stops watching the directory
@@ -93,13 +93,14 @@ type Face struct {
 	// changed since it was made.
 	tools *table
 	dirty bool
-	// registered is the table whose tools mcp-go holds (it routes
-	// tools/call by name), nil before the first sync: most often tools
-	// itself, so that it costs nothing more; seed seeds the digests that
-	// tell whether a tool changed (table.holds). synced is when it was
-	// last brought up to date, and timer brings it up to date at the end
-	// of a coalesce interval. syncMu keeps syncs one at a time, so that
-	// mcp-go gets their changes in the order they were found.
+	// registered is the table the sessions were last told of (a sync
+	// tells them when tools came, went or changed since), nil before the
+	// first sync: most often tools itself, so that it costs nothing more;
+	// seed seeds the digests that tell whether a tool changed
+	// (table.holds). synced is when it was last brought up to date, and
+	// timer brings it up to date at the end of a coalesce interval. syncMu
+	// keeps syncs one at a time, so that mcp-go gets their changes in the
+	// order they were found.
 	registered *table
 	seed       maphash.Seed
 	syncMu     sync.Mutex
@@ -115,6 +116,12 @@ type Face struct {
 	sessionTable *sessionTable // the sessions made and seen; nil when stateless
 	mcpHTTP      http.Handler  // mcp-go's streamable HTTP server
 	relay        *relay        // the answers to requests to the client, across a cluster; nil when stateless
+
+	// holding is the tools mcp-go holds under their own names, those whose
+	// input schema binds parameters to headers (call.go), by name: a
+	// name is put here once mcp-go has it, and taken out before mcp-go
+	// lets it go, so that a call of a tool not here is routed. Under mu.
+	holding map[string]*entry
 }
 
 // New returns the MCP face of b.
@@ -144,7 +151,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	}
 	f := &Face{b: b, opts: opts, expose: exp, log: opts.Logger, metrics: m, dirty: true, seed: maphash.MakeSeed()}
 	f.suspended.calls = map[string]*suspendedCall{}
-	f.handler = f.call
+	f.holding = map[string]*entry{}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Inc(); f.sessions.add(ctx, c) })
 	hooks.AddOnUnregisterSession(func(ctx context.Context, c server.ClientSession) { m.sessions.Dec(); f.sessions.remove(ctx, c) })
@@ -176,6 +183,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 		server.WithInstructions("The tools of the agents connected to this mcp-bridge, whatever dialect they speak. "+
 			"A tool is named <agent>__<tool>; its description says which agent of which dialect serves it."),
 	)
+	f.srv.AddTools(f.dispatcher())
 	f.addResources(f.srv)
 	if err := f.SetAuth(Auth{Tokens: opts.Tokens, Verify: opts.Verify, Required: opts.Required,
 		OAuth: opts.OAuth, Policies: opts.Policies, Limits: opts.Limits}); err != nil {
@@ -228,9 +236,9 @@ func (f *Face) Close() {
 }
 
 // changed notes that the directory changed: the table is made again when
-// next asked for, and mcp-go's registry (and with it the list_changed
-// notification) is brought up to date now, or at the end of the coalesce
-// interval if one was sent less than that ago (interval).
+// next asked for, and the sessions are told (list_changed, with mcp-go's
+// registry brought up to date) now, or at the end of the coalesce interval
+// if they were told less than that ago (interval).
 func (f *Face) changed() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -240,8 +248,8 @@ func (f *Face) changed() {
 	}
 	wait := f.interval() - time.Since(f.synced)
 	if wait <= 0 {
-		// Not here: mcp-go notifies sessions from SetTools, and the
-		// directory's watchers must not block.
+		// Not here: a sync notifies the sessions, and the directory's
+		// watchers must not block.
 		wait = 0
 	}
 	f.timer = time.AfterFunc(wait, func() {
@@ -252,8 +260,8 @@ func (f *Face) changed() {
 	})
 }
 
-// syncShare bounds the time the face spends bringing mcp-go's registry up
-// to date while agents come and go: a sync takes time (and garbage) in
+// syncShare bounds the time the face spends on syncs while agents come
+// and go: a sync takes time (and garbage) in
 // proportion to all the tools, so with many agents arriving at once (10,000
 // introducing themselves) syncing every Coalesce would be most of the
 // bridge's work, and its garbage most of its memory.
@@ -265,10 +273,10 @@ func (f *Face) interval() time.Duration {
 	return max(Coalesce, syncShare*f.syncCost)
 }
 
-// sync brings mcp-go's registry up to date with the table, and tells every
-// session the list changed if it did: mcp-go does when its registry
-// changes, sync does when only what is listed changed (an agent went
-// UNAVAILABLE or came back).
+// sync tells every session the list changed if it did since the last sync
+// (tools came, went or changed, or an agent went UNAVAILABLE or came
+// back), and brings mcp-go's registry up to date with the tools it holds
+// under their own names (call.go).
 func (f *Face) sync() {
 	began := time.Now()
 	defer func() {
@@ -303,47 +311,102 @@ func (f *Face) sync() {
 		}
 		f.registered = t
 	}
-	// Made at their size: a ServerTool is 400 bytes, and thousands come
-	// at once while agents introduce themselves.
-	add := make([]server.ServerTool, len(changed))
-	for i, e := range changed {
-		add[i] = server.ServerTool{Tool: registryTool(e), Handler: f.handler}
-	}
 	listed := t.listedSum(f.seed)
 	sameList := f.told == listed
 	f.told = listed
+	hold, drop := f.headerTools(changed, gone)
 	f.mu.Unlock()
-	if len(gone) == 0 && len(add) == 0 {
+	if len(gone) == 0 && len(changed) == 0 {
 		if !sameList || first {
 			f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 			f.metrics.listChanged.Inc()
 		}
 		return
 	}
-	// Only what changed: mcp-go's SetTools makes its whole registry again
-	// (and forgets every compiled schema), garbage in proportion to all
-	// the tools at each change. AddTools replaces a changed tool in place,
-	// so that a call to it finds it throughout. Each of AddTools and
-	// DeleteTools tells the sessions the list changed: when tools both
-	// went and came (a name clash settled anew, an agent removed), one
-	// SetTools tells them once.
+	// The sessions hear one list_changed a sync: from mcp-go when its
+	// registry changes (each of AddTools, DeleteTools and SetTools tells
+	// them), else from the face.
 	switch {
-	case len(gone) > 0 && len(add) > 0:
-		all := make([]server.ServerTool, 0, len(t.entries))
-		for _, e := range t.entries {
-			all = append(all, server.ServerTool{Tool: registryTool(e), Handler: f.handler})
+	case len(drop) > 0 && len(hold) > 0:
+		// The tools held that stay as they are, the dispatcher and hold.
+		f.unhold(drop)
+		all := append([]server.ServerTool{f.dispatcher()}, hold...)
+		f.mu.Lock()
+		for _, e := range f.holding {
+			if !slices.ContainsFunc(hold, func(h server.ServerTool) bool { return h.Tool.Name == e.name }) {
+				all = append(all, server.ServerTool{Tool: registryTool(e), Handler: f.call})
+			}
 		}
+		f.mu.Unlock()
 		f.srv.SetTools(all...)
-	case len(gone) > 0:
-		f.srv.DeleteTools(gone...)
+		f.hold(hold, t)
+	case len(drop) > 0:
+		f.unhold(drop)
+		f.srv.DeleteTools(drop...)
+	case len(hold) > 0:
+		f.srv.AddTools(hold...)
+		f.hold(hold, t)
 	default:
-		f.srv.AddTools(add...)
+		f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	}
 	f.metrics.listChanged.Inc()
 }
 
-// digest sums what mcpTool makes of tool besides its name (what mcp-go's
-// registry holds), so that a sync re-registers a tool only when it changed.
+// headerTools returns the tools mcp-go is to hold under their own names
+// after a sync that found changed (new or changed) and gone, and the names
+// it is to let go: a tool whose input schema binds parameters to headers
+// is held, as mcp-go checks those bindings (call.go); a held tool that
+// went, or no longer binds any, is let go. A tool whose bindings mcp-go
+// would refuse (SEP-2243's rules) is routed, unchecked, and logged. f.mu
+// is held.
+func (f *Face) headerTools(changed []*entry, gone []string) (hold []server.ServerTool, drop []string) {
+	for _, name := range gone {
+		if _, ok := f.holding[name]; ok {
+			drop = append(drop, name)
+		}
+	}
+	for _, e := range changed {
+		if e.tool.headers {
+			tool := registryTool(e)
+			err := mcp.ValidateParamHeaderAnnotations(&tool)
+			if err == nil && len(mcp.ExtractParamHeaderBindings(&tool)) > 0 {
+				hold = append(hold, server.ServerTool{Tool: tool, Handler: f.call})
+				continue
+			}
+			if err != nil {
+				f.log.Warn("mcp: a tool's x-mcp-header annotations are not valid; its calls' headers are not checked",
+					"tool", e.name, "agent", e.tool.Agent, "error", err)
+			}
+		}
+		if _, ok := f.holding[e.name]; ok {
+			drop = append(drop, e.name)
+		}
+	}
+	return hold, drop
+}
+
+// hold notes that mcp-go holds the tools of hold, t's entries, now.
+func (f *Face) hold(hold []server.ServerTool, t *table) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range hold {
+		f.holding[h.Tool.Name] = t.byName[h.Tool.Name]
+	}
+}
+
+// unhold notes that mcp-go is about to let go of the tools named names:
+// their calls are routed from now on.
+func (f *Face) unhold(names []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range names {
+		delete(f.holding, n)
+	}
+}
+
+// digest sums what mcpTool makes of tool besides its name, so that a sync
+// tells the sessions of a tool, or re-registers one mcp-go holds, only
+// when it changed.
 func digest(seed maphash.Seed, tool bridge.Tool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -376,7 +439,7 @@ func (f *Face) table() *table {
 
 // listed sets what tools/list answers: the table's reachable tools as the
 // directory is now, as many as the request's token may see, whatever
-// mcp-go's registry holds (it may be up to a coalesce interval behind).
+// mcp-go's registry holds (the dispatcher, and a few tools at most).
 func (f *Face) listed(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
 	if res == nil {
 		return
@@ -390,7 +453,10 @@ func (f *Face) listed(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *
 
 // scoped is mcp-go's tool filter: it keeps the tools the request's token
 // may see (its agents, its policies). mcp-go runs it on a tools/call's tool
-// too, and refuses the call (as an unknown tool) when the filter drops it.
+// too, and refuses the call (as an unknown tool) when the filter drops it:
+// a tool mcp-go holds under its own name (call.go). It keeps the
+// dispatcher, which beforeCall routes only the calls the token may make
+// to.
 func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	s := scopeOf(ctx)
 	if s.all() {
@@ -399,26 +465,11 @@ func (f *Face) scoped(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	t := f.table()
 	out := make([]mcp.Tool, 0, len(tools))
 	for _, tool := range tools {
-		if e, ok := t.byName[tool.Name]; ok && s.shows(e) {
+		if e, ok := t.byName[tool.Name]; tool.Name == dispatchName || ok && s.shows(e) {
 			out = append(out, tool)
 		}
 	}
 	return out
-}
-
-// beforeCall sees a tools/call before mcp-go looks its tool up: a tool
-// that is in the table but not yet in mcp-go's registry (it appeared less
-// than a coalesce interval ago) is called through the table's own entry.
-func (f *Face) beforeCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
-	f.mu.Lock()
-	known := f.registered != nil && f.registered.byName[req.Params.Name] != nil
-	f.mu.Unlock()
-	if known {
-		return
-	}
-	if _, ok := f.table().byName[req.Params.Name]; ok {
-		f.sync()
-	}
 }
 
 // ShareSessions makes the face's MCP sessions known to every instance of

@@ -17,9 +17,10 @@ import (
 )
 
 // table is the tools of the agents the bridge knows that the expose
-// patterns show, made from the directory. All of them are registered with
-// mcp-go, so that a call to the tool of an agent that went away gets an
-// isError result saying so; tools/list shows those the bridge can reach.
+// patterns show, made from the directory. A tools/call of any of them is
+// routed to the face's handler (Face.beforeCall), so that a call to the
+// tool of an agent that went away gets an isError result saying so;
+// tools/list shows those the bridge can reach.
 type table struct {
 	entries []*entry // sorted by agent, then by operation name
 	byName  map[string]*entry
@@ -58,6 +59,10 @@ type toolDesc struct {
 	Name, Title, Description, Version string
 	InputSchema, OutputSchema         json.RawMessage
 	Operation                         canonical.Operation
+	// headers says the input schema may bind parameters to HTTP headers
+	// (it mentions x-mcp-header): mcp-go checks those of a tool it holds
+	// under the tool's own name (Face.sync).
+	headers bool
 }
 
 // descKey identifies a toolDesc: its words, and its schemas by their bytes'
@@ -88,7 +93,8 @@ func newEntry(name string, tool bridge.Tool, descs map[descKey]*toolDesc) *entry
 	d := descs[k]
 	if d == nil {
 		d = &toolDesc{Name: tool.Name, Title: tool.Title, Description: tool.Description, Version: tool.Version,
-			InputSchema: tool.InputSchema, OutputSchema: tool.OutputSchema, Operation: tool.Operation}
+			InputSchema: tool.InputSchema, OutputSchema: tool.OutputSchema, Operation: tool.Operation,
+			headers: bytes.Contains(tool.InputSchema, headerKeyword)}
 		if descs != nil {
 			descs[k] = d
 		}
@@ -103,6 +109,10 @@ func (r toolRef) full() bridge.Tool {
 		Description: r.Description, InputSchema: r.InputSchema, OutputSchema: r.OutputSchema, Version: r.Version,
 		Operation: r.Operation}
 }
+
+// headerKeyword is the schema keyword that binds a tool's parameter to an
+// HTTP header (SEP-2243).
+var headerKeyword = []byte("x-mcp-header")
 
 // openSchema is the input schema of a tool that declares none.
 const openSchema = `{"type":"object","additionalProperties":true}`
@@ -166,8 +176,8 @@ func sameTool(a, b bridge.Tool) bool {
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema)
 }
 
-// holds reports whether t (nil for none), as registered with mcp-go, holds
-// e's tool as it is: the same entry, or one under its name that mcpTool
+// holds reports whether t (nil for none), as the sessions were last told
+// of it, holds e's tool as it is: the same entry, or one under its name that mcpTool
 // describes alike (digest, seeded by seed; the status is not part of it).
 func (t *table) holds(e *entry, seed maphash.Seed) bool {
 	if t == nil {
@@ -226,12 +236,12 @@ func (t *table) visible(s *scope) []mcp.Tool {
 	return out
 }
 
-// registryTool is what mcp-go's registry holds of e's tool: its name, and
-// its input schema as mcpTool makes it (mcp-go checks a call's
+// registryTool is what mcp-go's registry holds of e's tool when it holds
+// it (its input schema binds parameters to HTTP headers: Face.sync): its
+// name, and its input schema as mcpTool makes it (mcp-go checks a call's
 // x-mcp-header parameters against it). What tools/list shows is the
 // table's own list (Face.listed), so the registry needs no description,
-// title or output schema: a description made for a tool that has none
-// would cost every agent's tools a string each.
+// title or output schema.
 func registryTool(e *entry) mcp.Tool {
 	return mcp.Tool{Name: e.name, RawInputSchema: objectSchema(e.tool.InputSchema, openSchema)}
 }

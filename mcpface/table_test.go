@@ -1,7 +1,6 @@
 package mcpface
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -119,13 +118,13 @@ func TestTableScoped(t *testing.T) {
 	}
 }
 
-// TestRegistryFollowsTable: after each sync, mcp-go's registry (which
-// routes tools/call) holds exactly the table's tools, by name and with
-// the input schema tools/list shows (mcp-go checks x-mcp-header parameters
-// against it), and tools/list describes them as the table does, when
-// agents come, when a name clash renames a tool, when an agent's
-// description changes and when agents go (a name clash settled anew with
-// them, or not); a session hears list_changed at each.
+// TestRegistryFollowsTable: after each sync, the table describes the
+// tools as tools/list shows them, and each is callable by its name, while
+// mcp-go's registry holds the dispatcher alone (call.go), when agents
+// come, when a name clash renames a tool, when an agent's description
+// changes and when agents go (a name clash settled anew with them, or
+// not); a session hears list_changed at each, and a sync that finds no
+// change tells it nothing.
 func TestRegistryFollowsTable(t *testing.T) {
 	l := serve(t, Options{ToolNames: NamesBare})
 	c := l.connect("")
@@ -137,7 +136,7 @@ func TestRegistryFollowsTable(t *testing.T) {
 	steps := []struct {
 		what string
 		do   func()
-		want map[string]string // registered name -> description
+		want map[string]string // name -> description
 	}{
 		{"two agents declared", func() { declare("a", "add", "adds")(); declare("b", "echo", "echoes")() },
 			map[string]string{"add": "adds", "echo": "echoes"}},
@@ -156,21 +155,26 @@ func TestRegistryFollowsTable(t *testing.T) {
 		l.f.sync()
 		c.awaitChanged(s.what)
 		got := map[string]string{}
-		table := l.f.table()
-		for name, r := range l.f.srv.ListTools() {
-			e := table.byName[name]
-			if e == nil {
-				t.Errorf("%s: %s is in the registry, not in the table", s.what, name)
-				continue
-			}
-			listed := mcpTool(name, e.tool.full()) // as tools/list shows it
-			got[name] = listed.Description
-			if !bytes.Equal(r.Tool.RawInputSchema, listed.RawInputSchema) {
-				t.Errorf("%s: %s's input schema in the registry %s, listed %s", s.what, name, r.Tool.RawInputSchema, listed.RawInputSchema)
-			}
+		for _, e := range l.f.table().entries {
+			got[e.name] = mcpTool(e.name, e.tool.full()).Description // as tools/list shows it
 		}
 		if !maps.Equal(got, s.want) {
-			t.Errorf("%s: registry %v, want %v", s.what, got, s.want)
+			t.Errorf("%s: table %v, want %v", s.what, got, s.want)
+		}
+		if reg := names(l.f.srv.ListTools()); !slices.Equal(reg, []string{dispatchName}) {
+			t.Errorf("%s: mcp-go's registry holds %q", s.what, reg)
+		}
+		for name := range s.want {
+			// Declared, never connected: the call reaches the face, which
+			// says the agent cannot be reached.
+			if res, err := c.call(name, map[string]any{}); err != nil || !res.IsError {
+				t.Errorf("%s: a call of %s: %v %+v", s.what, name, err, res)
+			}
+		}
+		told := testutil.ToFloat64(l.f.metrics.listChanged)
+		l.f.sync()
+		if n := testutil.ToFloat64(l.f.metrics.listChanged); n != told {
+			t.Errorf("%s: a sync with nothing changed told the sessions (%v list_changed, then %v)", s.what, told, n)
 		}
 	}
 }
