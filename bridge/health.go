@@ -32,7 +32,7 @@ func (b *Bridge) pingable() []health.Target {
 	all := b.allSessions()
 	out := make([]health.Target, 0, len(all))
 	for _, s := range all {
-		if p, ok := s.link.(Pinger); ok && !s.opts.Ephemeral {
+		if p, ok := s.link.(Pinger); ok && !s.opts.ephemeral {
 			out = append(out, &beat{b: b, s: s, p: p})
 		}
 	}
