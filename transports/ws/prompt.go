@@ -455,6 +455,18 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return w.pc, bufio.NewReadWriter(w.br, bufio.NewWriterSize(w.pc, smallBuf)), nil
 }
 
+// unwrap points the reader the library was given at the connection
+// itself, once Accept has returned: Accept wraps the connection for it in
+// an io.MultiReader behind the bytes its reader held at the hijack (none:
+// the reader is new, and the connection holds what net/http had read
+// past the request, preload), which the connection would keep for its
+// life, 50 bytes. Nothing has been read through the reader yet.
+func (w *promptWriter) unwrap() {
+	if w.pc != nil && w.br != nil && w.br.Buffered() == 0 {
+		w.br.Reset(w.pc)
+	}
+}
+
 // source returns what the connection's reader may ask of the hijacked
 // connection: how many bytes it has read and not yet handed on (its read
 // buffers, which only the reader's goroutine may ask about), and its
