@@ -39,13 +39,13 @@ type promptConn struct {
 	net.Conn
 	raw syscall.RawConn
 
-	mu      sync.Mutex // held for each write to the socket
-	prompt  bool       // the writes under way must not block
-	hold    bool       // the writes under way wait for the next one
-	backlog *[]byte    // written but not yet taken by the socket; nil when none
+	mu sync.Mutex // held for each write to the socket
 	// waiting counts the writes under way that may wait on the peer: a
 	// prompt write does not start while there is one (writeNow).
 	waiting atomic.Int32
+	prompt  bool    // the writes under way must not block
+	hold    bool    // the writes under way wait for the next one
+	backlog *[]byte // written but not yet taken by the socket; nil when none
 
 	// The start of a frame whose payload has not come yet (npend bytes of
 	// pend), and how much of the frame is still to come (left).
@@ -69,8 +69,11 @@ type promptConn struct {
 	readP  func(fd uintptr) bool
 	// in follows the frames handed on, for the reading goroutine.
 	in inFrames
-	// moved is when the reading last moved to a fresh goroutine.
-	moved time.Time
+	// moved is when the reading last moved to a fresh goroutine, on the
+	// monotonic clock since clockStart; 0 before it first did. (A
+	// time.Time is 16 bytes more, which put the struct in a larger size
+	// class.)
+	moved time.Duration
 
 	park parking // park.go
 }
@@ -521,13 +524,16 @@ func (s source) move() bool {
 	if s.pc == nil {
 		return false
 	}
-	now := time.Now()
-	if now.Sub(s.pc.moved) < moveEvery {
+	now := time.Since(clockStart)
+	if s.pc.moved != 0 && now-s.pc.moved < moveEvery {
 		return false
 	}
-	s.pc.moved = now
+	s.pc.moved = max(now, 1)
 	return true
 }
+
+// clockStart is what promptConn.moved counts from.
+var clockStart = time.Now()
 
 // closedNormally reports whether the peer's close frame, read by the
 // library, said the peer closed normally or went away; only the reading
