@@ -120,7 +120,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	// it from the listed sessions.
 	s.out = delivery.NewQueue(l, delivery.QueueOptions{
 		Limit: b.queuePerAgent, Budget: b.budget, Watchdog: b.writers,
-		Length: s.queued, Expired: b.metrics.Expired,
+		Length: s.queued, Expired: b.expired,
 	})
 	b.mu.Lock()
 	if b.r.Closing() {
