@@ -106,6 +106,9 @@ func (f *inFrames) frameBegins() {
 	if op == opClose && n < 2 {
 		f.closeCode = statusNoStatus
 	}
+	if op == opPong {
+		tellPinger(f, nil) // ping.go
+	}
 }
 
 // closeStatus takes p, the next payload bytes of a close frame from
