@@ -118,9 +118,12 @@ type Bridge struct {
 	queueTable    *metrics.Table
 	log           *slog.Logger
 	metrics       *metrics.Metrics
-	redactor      *redact.Redactor
-	events        event.Stream // what watches the bridge (observe.go)
-	guard         Guard        // nil: none
+	// expired is metrics.Expired as a func, made once for every queue (a
+	// method value taken at each Attach is an allocation a session).
+	expired  func()
+	redactor *redact.Redactor
+	events   event.Stream // what watches the bridge (observe.go)
+	guard    Guard        // nil: none
 
 	// The router's tables, for the sessions.
 	dir     *directory.Directory[endpoint]
@@ -188,7 +191,7 @@ func New(opts Options) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.metrics = m
+	b.metrics, b.expired = m, m.Expired
 	if opts.Tracer != nil {
 		b.events.Subscribe(opts.Tracer)
 	}

@@ -31,12 +31,12 @@ type Identity struct {
 }
 
 // Identity returns who the connection proved it is when it was made.
-func (s *Session) Identity() Identity { return s.opts.Identity }
+func (s *Session) Identity() Identity { return s.opts.identity() }
 
 // Reached reports whether the bridge made the connection itself, to an
 // agent its config names (AttachOptions.Reached).
-func (s *Session) Reached() bool { return s.opts.Reached }
+func (s *Session) Reached() bool { return s.opts.reached }
 
 // Ephemeral reports whether the session lives for one exchange (an HTTP
 // request).
-func (s *Session) Ephemeral() bool { return s.opts.Ephemeral }
+func (s *Session) Ephemeral() bool { return s.opts.ephemeral }

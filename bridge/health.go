@@ -31,9 +31,13 @@ func (b *Bridge) heartbeats(interval time.Duration) {
 func (b *Bridge) pingable() []health.Target {
 	all := b.allSessions()
 	out := make([]health.Target, 0, len(all))
+	// One array for the round's beats rather than one allocation each: it
+	// has room for all, so that a beat never moves.
+	beats := make([]beat, 0, len(all))
 	for _, s := range all {
-		if p, ok := s.link.(Pinger); ok && !s.opts.Ephemeral {
-			out = append(out, &beat{b: b, s: s, p: p})
+		if p, ok := s.link.(Pinger); ok && !s.opts.ephemeral {
+			beats = append(beats, beat{b: b, s: s, p: p})
+			out = append(out, &beats[len(beats)-1])
 		}
 	}
 	return out

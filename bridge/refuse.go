@@ -37,7 +37,7 @@ func (s *Session) refuseFrame(received []byte, env *canonical.Envelope, e *canon
 	dialect := "auto"
 	var asEnv *canonical.Envelope
 	switch {
-	case s.opts.Envelopes:
+	case s.opts.envelopes:
 		dialect = label
 		reply.Sender = canonical.Party{ID: b.r.ID()}
 		asEnv = reply

@@ -26,7 +26,7 @@ import (
 type Session struct {
 	b    *Bridge
 	link Link
-	opts AttachOptions
+	opts sessionOptions
 
 	mu      sync.Mutex
 	codec   dialects.Codec      // nil until the dialect is known, or for a link of envelopes
@@ -40,13 +40,66 @@ type Session struct {
 	last    atomic.Bool     // the frame being received is the last one read (ReceiveLast)
 }
 
+// sessionOptions is what a session keeps of its AttachOptions: the
+// dialect and agent id it was attached with are the session's own fields
+// once it is, and what most connections lack (a token, an identity, trace
+// context) is kept apart, only when given, so that an idle session holds
+// 150 bytes less (docs/performance.md, "What one idle agent holds").
+type sessionOptions struct {
+	remote                                     string
+	rare                                       *rareOptions // nil when the connection gave none
+	envelopes, ephemeral, keepAnswers, reached bool
+}
+
+// rareOptions are the AttachOptions a connection seldom gives.
+type rareOptions struct {
+	token    string
+	identity Identity
+	trace    canonical.Trace
+}
+
+// keptOptions returns what a session keeps of o.
+func keptOptions(o AttachOptions) sessionOptions {
+	k := sessionOptions{remote: o.Remote, envelopes: o.Envelopes, ephemeral: o.Ephemeral,
+		keepAnswers: o.KeepAnswers, reached: o.Reached}
+	if o.Token != "" || o.Identity != (Identity{}) || o.Trace != (canonical.Trace{}) {
+		k.rare = &rareOptions{token: o.Token, identity: o.Identity, trace: o.Trace}
+	}
+	return k
+}
+
+// token is the credential the connection presented, "" if none.
+func (o *sessionOptions) token() string {
+	if o.rare == nil {
+		return ""
+	}
+	return o.rare.token
+}
+
+// identity is the agent the connection proved it speaks for when it was
+// made; the zero Identity if none.
+func (o *sessionOptions) identity() Identity {
+	if o.rare == nil {
+		return Identity{}
+	}
+	return o.rare.identity
+}
+
+// trace is the trace context the connection was given out of band.
+func (o *sessionOptions) trace() canonical.Trace {
+	if o.rare == nil {
+		return canonical.Trace{}
+	}
+	return o.rare.trace
+}
+
 // ErrUnknownDialect is returned by Attach for a dialect the bridge lacks.
 var ErrUnknownDialect = errors.New("unknown dialect")
 
 // Attach adds a connection. An agent id in o binds it at once; a bad token
 // or a dialect other than the agent's is refused.
 func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
-	s := &Session{b: b, link: l, opts: o}
+	s := &Session{b: b, link: l, opts: keptOptions(o)}
 	switch {
 	case o.Envelopes:
 		if o.Dialect == "" || o.AgentID == "" {
@@ -67,7 +120,7 @@ func (b *Bridge) Attach(l Link, o AttachOptions) (*Session, error) {
 	// it from the listed sessions.
 	s.out = delivery.NewQueue(l, delivery.QueueOptions{
 		Limit: b.queuePerAgent, Budget: b.budget, Watchdog: b.writers,
-		Length: s.queued, Expired: b.metrics.Expired,
+		Length: s.queued, Expired: b.expired,
 	})
 	b.mu.Lock()
 	if b.r.Closing() {
@@ -173,22 +226,22 @@ func (s *Session) bind(id string, proven bool) *canonical.Error {
 	if id == b.id {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: fmt.Sprintf("%s is the bridge's own id; no agent may speak as it", id)}
 	}
-	if who := s.opts.Identity; who.Agent != "" && who.Agent != id {
+	if who := s.opts.identity(); who.Agent != "" && who.Agent != id {
 		return &canonical.Error{Code: canonical.ErrUnauthorized,
 			Message: fmt.Sprintf("this connection proved (%s) it speaks for %s; it may not speak as %s", who.By, who.Agent, id)}
 	}
-	proven = proven || s.opts.Identity.Agent == id
-	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.Token, Proven: proven, Ephemeral: s.opts.Ephemeral, Now: time.Now()})
+	proven = proven || s.opts.identity().Agent == id
+	a, old, err := b.dir.Bind(id, endpoint(s), directory.BindOptions{Dialect: dialect, Token: s.opts.token(), Proven: proven, Ephemeral: s.opts.ephemeral, Now: time.Now()})
 	if err != nil {
 		return &canonical.Error{Code: canonical.ErrUnauthorized, Message: err.Error()}
 	}
 	s.agent = a
 	switch {
-	case s.opts.Ephemeral:
+	case s.opts.ephemeral:
 	case old != nil && old != endpoint(s):
-		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
+		b.log.Info("agent reconnected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.remote)
 	default:
-		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.Remote)
+		b.log.Info("agent connected", "agent", id, "dialect", dialect, "transport", s.link.Transport(), "remote", s.opts.remote)
 	}
 	return nil
 }
@@ -196,7 +249,7 @@ func (s *Session) bind(id string, proven bool) *canonical.Error {
 // connected announces the session's agent READY, when the session
 // delivers for it.
 func (s *Session) connected() {
-	if a := s.Bound(); a != nil && !s.opts.Ephemeral {
+	if a := s.Bound(); a != nil && !s.opts.ephemeral {
 		s.b.dir.SetStatus(a, StatusReady, "connected")
 	}
 }
@@ -290,7 +343,7 @@ func (s *Session) receive(frame []byte) Receipt {
 		return s.refuseFrame(frame, env, e)
 	}
 	if env.Trace.TraceID == "" {
-		env.Trace = s.opts.Trace
+		env.Trace = s.opts.trace()
 	}
 	// The span slot is made only when spans are wanted: a local variable
 	// whose address went into the event would cost every message an
@@ -300,7 +353,7 @@ func (s *Session) receive(frame []byte) Receipt {
 		s.traceParent(env)
 		traced = new(func(*canonical.Error))
 	}
-	if a := s.live(); a != nil && !s.opts.Ephemeral {
+	if a := s.live(); a != nil && !s.opts.ephemeral {
 		b.dir.HeardFrom(a)
 	}
 	s.received(env, len(frame), frame, start, traced)
@@ -323,7 +376,7 @@ func (s *Session) ReceiveEnvelope(env *canonical.Envelope) Receipt {
 		return s.Refuse(env, e)
 	}
 	if env.Trace.TraceID == "" {
-		env.Trace = s.opts.Trace
+		env.Trace = s.opts.trace()
 	}
 	if a := s.live(); a != nil {
 		b.dir.HeardFrom(a)
@@ -417,10 +470,10 @@ func (s *Session) claim(env *canonical.Envelope, proven string) *canonical.Error
 	s.mu.Lock()
 	a, dialect := s.agent, s.dialect
 	s.mu.Unlock()
-	if env.Sender.ID == "" && a == nil && s.opts.Identity.Agent != "" {
+	if env.Sender.ID == "" && a == nil && s.opts.identity().Agent != "" {
 		// A message naming no sender (an a2a frame names none) on a
 		// connection that proved its agent speaks for that agent.
-		env.Sender.ID = s.opts.Identity.Agent
+		env.Sender.ID = s.opts.identity().Agent
 	}
 	if env.Sender.ID == "" {
 		switch {
@@ -476,7 +529,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	var env *canonical.Envelope
 	var out delivery.Outbound
 	var losses []dialects.Loss
-	if s.opts.Envelopes {
+	if s.opts.envelopes {
 		c := *o.Env
 		env = &c
 		out.Env = env
@@ -497,7 +550,7 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 		traced = *slot
 	}
 	var encoding time.Duration
-	if !s.opts.Envelopes {
+	if !s.opts.envelopes {
 		if g := b.guard; g != nil && a != nil {
 			if c := g.Stamp(codec.Name(), env.Sender.ID, a.ID()); c != "" {
 				env.Authentication = c
@@ -654,7 +707,7 @@ func expiryOf(env *canonical.Envelope) time.Time {
 // queued records the length of the session's outbound queue under its
 // agent's id.
 func (s *Session) queued(n int) {
-	if s.opts.Ephemeral {
+	if s.opts.ephemeral {
 		return
 	}
 	if g := s.queueGauge(); g != nil {
@@ -687,7 +740,7 @@ func (s *Session) queueGauge() *metrics.QueueGauge {
 // delivered to it (route.Ephemeral): always, but for an ephemeral session
 // (an HTTP request) whose agent has a connection of its own, unless it
 // was attached to keep them.
-func (s *Session) KeepsAnswers() bool { return !s.opts.Ephemeral || s.opts.KeepAnswers }
+func (s *Session) KeepsAnswers() bool { return !s.opts.ephemeral || s.opts.keepAnswers }
 
 // Cancel tells the session's agent to stop work on the request that went
 // out under token, where its link can (route.Canceller).

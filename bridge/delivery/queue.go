@@ -129,7 +129,7 @@ type Queue struct {
 	closed bool
 	// sending is when the send in progress began (unix nanoseconds), 0
 	// when none is, stuckSend once the watchdog stopped it; stopSend
-	// stops it (watchdog.go).
+	// stops it when the link cannot be aborted (watchdog.go, stopper).
 	sending  atomic.Int64
 	stopSend func()
 	// prompt is the link as a Prompt, nil if it is none. sendMu is held
@@ -149,9 +149,6 @@ func NewQueue(link Link, opt QueueOptions) *Queue {
 	q := &Queue{link: link, opt: opt}
 	q.prompt, _ = link.(Prompt)
 	q.holder, _ = link.(Holder)
-	if a, ok := link.(Aborter); ok {
-		q.stopSend = a.Abort // a prompt send may run before the writer does
-	}
 	opt.Watchdog.add(q)
 	return q
 }

@@ -100,26 +100,39 @@ func (w *Watchdog) round(cutoff int64) int {
 // that releases it, and sets what the watchdog calls to stop a send: the
 // context's cancellation, or the link's Abort.
 func (q *Queue) sendContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
-	var stop func()
-	if a, ok := q.link.(Aborter); ok {
-		stop = a.Abort
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-		stop = cancel
+	if _, ok := q.link.(Aborter); ok {
+		// The watchdog aborts the link (stopper).
+		return context.Background(), func() {}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	q.mu.Lock()
-	q.stopSend = stop
+	q.stopSend = cancel
 	q.mu.Unlock()
 	return ctx, cancel
+}
+
+// stopper returns what stops a send in progress: the link's Abort where
+// it has one (taken when asked, not kept: a method value kept for every
+// queue is a closure each, 32 bytes an idle agent), else the writer's
+// context's cancellation, nil until the writer has made it; q.mu is held.
+func (q *Queue) stopper() func() {
+	if q.stopSend != nil {
+		return q.stopSend
+	}
+	if a, ok := q.link.(Aborter); ok {
+		return a.Abort
+	}
+	return nil
 }
 
 // overdue stops the send in progress if it began before cutoff.
 func (q *Queue) overdue(cutoff int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if t := q.sending.Load(); t > 0 && t < cutoff && q.stopSend != nil && q.sending.CompareAndSwap(t, stuckSend) {
-		q.stopSend()
+	if t := q.sending.Load(); t > 0 && t < cutoff {
+		if stop := q.stopper(); stop != nil && q.sending.CompareAndSwap(t, stuckSend) {
+			stop()
+		}
 	}
 }
 

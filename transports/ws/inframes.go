@@ -8,18 +8,18 @@ import "encoding/binary"
 // read the next message's first header (the only place a reader may stop
 // and park, park.go), and whether the peer said it closed normally.
 type inFrames struct {
-	hdr    [14]byte // the current frame's header, nh bytes of it seen
-	nh     int
-	op     byte // the current frame's opcode, once its header is whole
-	mask   [4]byte
-	remain int64 // the current frame's payload bytes not yet handed on
-	pos    int64 // the current frame's payload bytes handed on
-	inMsg  bool  // a data message has begun and its last frame has not come
-	// data is set when a data frame begins; whoever asks clears it.
-	data bool
+	hdr  [14]byte // the current frame's header, nh bytes of it seen
+	nh   uint8
+	op   byte // the current frame's opcode, once its header is whole
+	mask [4]byte
 	// closeCode is the status of the close frame the peer sent: 0 before
 	// one, 1005 (no status) when it carried none.
 	closeCode uint16
+	inMsg     bool // a data message has begun and its last frame has not come
+	// data is set when a data frame begins; whoever asks clears it.
+	data   bool
+	remain int64 // the current frame's payload bytes not yet handed on
+	pos    int64 // the current frame's payload bytes handed on
 }
 
 // WebSocket opcodes and close statuses (RFC 6455 sections 5.2 and 7.4).
@@ -59,7 +59,7 @@ func (f *inFrames) feed(p []byte) {
 		f.hdr[f.nh] = p[0]
 		f.nh++
 		p = p[1:]
-		if n, ok := headerLen(f.hdr[:f.nh]); ok && n == f.nh {
+		if n, ok := headerLen(f.hdr[:f.nh]); ok && n == int(f.nh) {
 			f.frameBegins()
 		}
 	}
@@ -105,6 +105,9 @@ func (f *inFrames) frameBegins() {
 	}
 	if op == opClose && n < 2 {
 		f.closeCode = statusNoStatus
+	}
+	if op == opPong {
+		tellPinger(f, nil) // ping.go
 	}
 }
 

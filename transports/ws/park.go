@@ -328,6 +328,7 @@ func (c *promptConn) Close() error {
 		resume = p.forget(c)
 	}
 	err := c.Conn.Close()
+	tellPinger(&c.in, errPingClosed) // ping.go
 	if resume != nil {
 		go resume()
 	}

@@ -39,13 +39,13 @@ type promptConn struct {
 	net.Conn
 	raw syscall.RawConn
 
-	mu      sync.Mutex // held for each write to the socket
-	prompt  bool       // the writes under way must not block
-	hold    bool       // the writes under way wait for the next one
-	backlog *[]byte    // written but not yet taken by the socket; nil when none
+	mu sync.Mutex // held for each write to the socket
 	// waiting counts the writes under way that may wait on the peer: a
 	// prompt write does not start while there is one (writeNow).
 	waiting atomic.Int32
+	prompt  bool    // the writes under way must not block
+	hold    bool    // the writes under way wait for the next one
+	backlog *[]byte // written but not yet taken by the socket; nil when none
 
 	// The start of a frame whose payload has not come yet (npend bytes of
 	// pend), and how much of the frame is still to come (left).
@@ -69,8 +69,11 @@ type promptConn struct {
 	readP  func(fd uintptr) bool
 	// in follows the frames handed on, for the reading goroutine.
 	in inFrames
-	// moved is when the reading last moved to a fresh goroutine.
-	moved time.Time
+	// moved is when the reading last moved to a fresh goroutine, on the
+	// monotonic clock since clockStart; 0 before it first did. (A
+	// time.Time is 16 bytes more, which put the struct in a larger size
+	// class.)
+	moved time.Duration
 
 	park parking // park.go
 }
@@ -455,6 +458,18 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return w.pc, bufio.NewReadWriter(w.br, bufio.NewWriterSize(w.pc, smallBuf)), nil
 }
 
+// unwrap points the reader the library was given at the connection
+// itself, once Accept has returned: Accept wraps the connection for it in
+// an io.MultiReader behind the bytes its reader held at the hijack (none:
+// the reader is new, and the connection holds what net/http had read
+// past the request, preload), which the connection would keep for its
+// life, 50 bytes. Nothing has been read through the reader yet.
+func (w *promptWriter) unwrap() {
+	if w.pc != nil && w.br != nil && w.br.Buffered() == 0 {
+		w.br.Reset(w.pc)
+	}
+}
+
 // source returns what the connection's reader may ask of the hijacked
 // connection: how many bytes it has read and not yet handed on (its read
 // buffers, which only the reader's goroutine may ask about), and its
@@ -509,13 +524,16 @@ func (s source) move() bool {
 	if s.pc == nil {
 		return false
 	}
-	now := time.Now()
-	if now.Sub(s.pc.moved) < moveEvery {
+	now := time.Since(clockStart)
+	if s.pc.moved != 0 && now-s.pc.moved < moveEvery {
 		return false
 	}
-	s.pc.moved = now
+	s.pc.moved = max(now, 1)
 	return true
 }
+
+// clockStart is what promptConn.moved counts from.
+var clockStart = time.Now()
 
 // closedNormally reports whether the peer's close frame, read by the
 // library, said the peer closed normally or went away; only the reading

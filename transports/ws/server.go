@@ -46,9 +46,11 @@ func (h *Handler) Register(mux *http.ServeMux) {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The agent id is copied: the query's values are slices of the
+	// request's first line, which the directory would keep whole for it.
 	opts := bridge.AttachOptions{
 		Dialect: r.PathValue("dialect"),
-		AgentID: r.URL.Query().Get("agent"),
+		AgentID: strings.Clone(r.URL.Query().Get("agent")),
 		Remote:  r.RemoteAddr,
 	}
 	if opts.AgentID != "" && opts.Dialect == "" {
@@ -75,6 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the client
 	}
+	pw.unwrap()
 	var l bridge.Link = link{c}
 	if pw.pc != nil {
 		l = promptLink{link{c}, pw.pc}
