@@ -217,6 +217,7 @@ func New(opts Options) (*Bridge, error) {
 	if heartbeat > 0 {
 		b.heartbeats(heartbeat)
 	}
+	b.resting()
 	if opts.ForgetAfter > 0 {
 		b.forgetting(opts.ForgetAfter)
 	}

@@ -26,6 +26,27 @@ func (b *Bridge) heartbeats(interval time.Duration) {
 	health.Heartbeat(interval, b.pingable, b.stopped)
 }
 
+// restEvery is how often the writers of the queues that emptied since
+// are let go, between heartbeats: a burst of agents' introductions starts
+// writers for hundreds of agents, whose stacks the collector's goal then
+// counts for as long as they live (docs/performance.md, "What one idle
+// agent holds").
+const restEvery = time.Second
+
+// resting lets the queues' writers go once their queues are empty, every
+// restEvery, until the bridge shuts down.
+func (b *Bridge) resting() {
+	health.Resting(restEvery, b.restWriters, b.stopped)
+}
+
+// restWriters asks every session's queue to let its writer go once it is
+// empty (delivery.Queue.Rest); a queue without a writer does nothing.
+func (b *Bridge) restWriters() {
+	for _, s := range b.allSessions() {
+		s.out.Rest()
+	}
+}
+
 // pingable returns the sessions the heartbeat pings: those whose link can
 // be pinged and that last longer than one message.
 func (b *Bridge) pingable() []health.Target {

@@ -90,3 +90,19 @@ func Forgetting(after time.Duration, forget func(before time.Time), stop <-chan 
 		}
 	}()
 }
+
+// Resting calls rest every interval until stop is closed, sleeping
+// outside the runtime's timers as Heartbeat does.
+func Resting(interval time.Duration, rest func(), stop <-chan struct{}) {
+	go func() {
+		for {
+			sleep.OutsideRuntime(interval)
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rest()
+		}
+	}()
+}
