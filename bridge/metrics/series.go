@@ -124,40 +124,55 @@ type counted struct {
 	created int64 // unix nanoseconds
 }
 
-// counterCollector is a counter with labels whose series are never
-// deleted (agent_messages_total), kept by a key of their labels: a count
-// reads a map and adds to an integer, and the labels are written out only
+// labeled holds the series of one metric by a key of their labels, each
+// made the first time its key is counted and never deleted: a count
+// reads a map and adds to integers, and the labels are written out only
 // when scraped.
-type counterCollector[K comparable] struct {
+type labeled[K comparable, V any] struct {
 	desc   *prometheus.Desc
 	labels func(K) []string
 	mu     sync.RWMutex
-	by     map[K]*counted
+	by     map[K]*V
 }
 
-func newCounterCollector[K comparable](desc *prometheus.Desc, labels func(K) []string) *counterCollector[K] {
-	return &counterCollector[K]{desc: desc, labels: labels, by: map[K]*counted{}}
-}
-
-// add adds 1 to the series of k, which own returns as the map keeps it
-// (its strings copied out of whatever they were read from).
-func (c *counterCollector[K]) add(k K, own func(K) K) {
-	c.mu.RLock()
-	n := c.by[k]
-	c.mu.RUnlock()
-	if n == nil {
-		c.mu.Lock()
-		if n = c.by[k]; n == nil {
-			n = &counted{created: time.Now().UnixNano()}
-			c.by[own(k)] = n
-		}
-		c.mu.Unlock()
+// of returns the series of k, made by made the first time, under the key
+// own returns (its strings copied out of whatever they were read from).
+func (l *labeled[K, V]) of(k K, own func(K) K, made func() *V) *V {
+	l.mu.RLock()
+	v := l.by[k]
+	l.mu.RUnlock()
+	if v != nil {
+		return v
 	}
-	n.n.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if v = l.by[k]; v == nil {
+		v = made()
+		l.by[own(k)] = v
+	}
+	return v
 }
 
 // Describe implements prometheus.Collector.
-func (c *counterCollector[K]) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (l *labeled[K, V]) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+
+// counterCollector is a counter with labels whose series are never
+// deleted (agent_messages_total).
+type counterCollector[K comparable] struct {
+	labeled[K, counted]
+}
+
+func newCounterCollector[K comparable](desc *prometheus.Desc, labels func(K) []string) *counterCollector[K] {
+	return &counterCollector[K]{labeled[K, counted]{desc: desc, labels: labels, by: map[K]*counted{}}}
+}
+
+// add adds 1 to the series of k, which own returns as the map keeps it.
+func (c *counterCollector[K]) add(k K, own func(K) K) {
+	c.of(k, own, newCounted).n.Add(1)
+}
+
+// newCounted makes a counter's series, created now.
+func newCounted() *counted { return &counted{created: time.Now().UnixNano()} }
 
 // Collect implements prometheus.Collector.
 func (c *counterCollector[K]) Collect(ch chan<- prometheus.Metric) {
@@ -205,38 +220,23 @@ func (h *histogramSeries) observe(i int, v float64) {
 }
 
 // histogramCollector is a histogram with labels whose series are never
-// deleted (agent_request_duration), with the bounds durationBuckets, kept
-// as counterCollector keeps counters.
+// deleted (agent_request_duration), with the bounds durationBuckets.
 type histogramCollector[K comparable] struct {
-	desc   *prometheus.Desc
-	labels func(K) []string
-	mu     sync.RWMutex
-	by     map[K]*histogramSeries
+	labeled[K, histogramSeries]
 }
 
 func newHistogramCollector[K comparable](desc *prometheus.Desc, labels func(K) []string) *histogramCollector[K] {
-	return &histogramCollector[K]{desc: desc, labels: labels, by: map[K]*histogramSeries{}}
+	return &histogramCollector[K]{labeled[K, histogramSeries]{desc: desc, labels: labels, by: map[K]*histogramSeries{}}}
 }
 
 // observe counts v in the series of k, which own returns as the map keeps
 // it.
 func (c *histogramCollector[K]) observe(k K, own func(K) K, v float64) {
-	c.mu.RLock()
-	h := c.by[k]
-	c.mu.RUnlock()
-	if h == nil {
-		c.mu.Lock()
-		if h = c.by[k]; h == nil {
-			h = &histogramSeries{created: time.Now().UnixNano()}
-			c.by[own(k)] = h
-		}
-		c.mu.Unlock()
-	}
-	h.observe(sort.SearchFloat64s(durationBuckets, v), v)
+	c.of(k, own, newHistogramSeries).observe(sort.SearchFloat64s(durationBuckets, v), v)
 }
 
-// Describe implements prometheus.Collector.
-func (c *histogramCollector[K]) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+// newHistogramSeries makes a histogram's series, created now.
+func newHistogramSeries() *histogramSeries { return &histogramSeries{created: time.Now().UnixNano()} }
 
 // Collect implements prometheus.Collector. A series' count is the sum of
 // its buckets as read, so that the two always agree.
