@@ -27,7 +27,8 @@ func (b *Bridge) heartbeats(interval time.Duration) {
 }
 
 // restEvery is how often the writers of the queues that emptied since
-// are let go, between heartbeats: a burst of agents' introductions starts
+// are let go (an idle agent holds no writer goroutine; a busy one starts
+// one a round): a burst of agents' introductions starts
 // writers for hundreds of agents, whose stacks the collector's goal then
 // counts for as long as they live (docs/performance.md, "What one idle
 // agent holds").
@@ -36,7 +37,7 @@ const restEvery = time.Second
 // resting lets the queues' writers go once their queues are empty, every
 // restEvery, until the bridge shuts down.
 func (b *Bridge) resting() {
-	health.Resting(restEvery, b.restWriters, b.stopped)
+	health.Every(restEvery, b.restWriters, b.stopped)
 }
 
 // restWriters asks every session's queue to let its writer go once it is
@@ -75,14 +76,11 @@ type beat struct {
 // errGone is what a session that left since its round began answers.
 var errGone = errors.New("detached")
 
-// Ping pings the session's peer, first letting its queue's writer go
-// once the queue is empty: an idle agent holds no writer goroutine, and a
-// busy one starts one a round.
+// Ping pings the session's peer.
 func (t *beat) Ping(ctx context.Context) error {
 	if !t.b.attached(t.s) {
 		return errGone
 	}
-	t.s.out.Rest()
 	return t.p.Ping(ctx)
 }
 

@@ -78,22 +78,12 @@ func StepOf[T any](round []T, k, steps int) []T {
 // quarter of after, between 10 ms and a minute.
 func Forgetting(after time.Duration, forget func(before time.Time), stop <-chan struct{}) {
 	every := min(max(after/4, 10*time.Millisecond), time.Minute)
-	go func() {
-		for {
-			sleep.OutsideRuntime(every)
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			forget(time.Now().Add(-after))
-		}
-	}()
+	Every(every, func() { forget(time.Now().Add(-after)) }, stop)
 }
 
-// Resting calls rest every interval until stop is closed, sleeping
-// outside the runtime's timers as Heartbeat does.
-func Resting(interval time.Duration, rest func(), stop <-chan struct{}) {
+// Every calls f every interval until stop is closed, sleeping outside the
+// runtime's timers as Heartbeat does.
+func Every(interval time.Duration, f func(), stop <-chan struct{}) {
 	go func() {
 		for {
 			sleep.OutsideRuntime(interval)
@@ -102,7 +92,7 @@ func Resting(interval time.Duration, rest func(), stop <-chan struct{}) {
 				return
 			default:
 			}
-			rest()
+			f()
 		}
 	}()
 }
