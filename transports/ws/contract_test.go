@@ -67,15 +67,8 @@ func acceptedLink(t *testing.T) *linktest.Conn {
 	b := contractBridge(t)
 	links := make(chan bridge.Link, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pw := &promptWriter{ResponseWriter: w}
-		c, err := websocket.Accept(pw, r, nil)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		if pw.pc == nil {
-			t.Error("a loopback connection got no promptConn")
-			c.CloseNow()
+		c, pw := acceptPrompt(t, w, r)
+		if pw == nil {
 			return
 		}
 		l := promptLink{link{c}, pw.pc}

@@ -24,16 +24,8 @@ func newPingPair(t *testing.T) *pingPair {
 	t.Helper()
 	links := make(chan promptLink, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pw := &promptWriter{ResponseWriter: w}
-		c, err := websocket.Accept(pw, r, nil)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		pw.unwrap()
-		if pw.pc == nil {
-			t.Error("a loopback connection got no promptConn")
-			c.CloseNow()
+		c, pw := acceptPrompt(t, w, r)
+		if pw == nil {
 			return
 		}
 		l := promptLink{link{c}, pw.pc}

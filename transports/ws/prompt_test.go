@@ -97,17 +97,9 @@ func TestPromptConnOrder(t *testing.T) {
 func TestPromptSendBehindPing(t *testing.T) {
 	links := make(chan promptLink, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pw := &promptWriter{ResponseWriter: w}
-		c, err := websocket.Accept(pw, r, nil)
-		if err != nil {
-			t.Error(err)
-			return
+		if c, pw := acceptPrompt(t, w, r); pw != nil {
+			links <- promptLink{link{c}, pw.pc}
 		}
-		if pw.pc == nil {
-			t.Error("a loopback connection got no promptConn")
-			return
-		}
-		links <- promptLink{link{c}, pw.pc}
 	}))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -180,4 +172,24 @@ func TestPromptSendBehindPing(t *testing.T) {
 	if _, err := l.SendNow(bridge.Outbound{Frame: []byte("after")}); err != nil {
 		t.Fatalf("a prompt send once the peer reads: %v", err)
 	}
+}
+
+// acceptPrompt accepts a WebSocket connection on loopback as the Handler
+// does, under a promptWriter whose connection is unwrapped from the
+// library's reader; a failed test and nil for the writer when it cannot,
+// or when the connection got no promptConn.
+func acceptPrompt(t *testing.T, w http.ResponseWriter, r *http.Request) (*websocket.Conn, *promptWriter) {
+	pw := &promptWriter{ResponseWriter: w}
+	c, err := websocket.Accept(pw, r, nil)
+	if err != nil {
+		t.Error(err)
+		return nil, nil
+	}
+	pw.unwrap()
+	if pw.pc == nil {
+		t.Error("a loopback connection got no promptConn")
+		c.CloseNow()
+		return nil, nil
+	}
+	return c, pw
 }
