@@ -100,10 +100,12 @@ bench-a2a:
 # MCP tools/call from a go-sdk client, in paired rounds (MCPROUNDS runs):
 # a plain mcp-go server, the floor (the same server forwarding each call
 # over one WebSocket to an agent) and the bridge's /mcp to that agent,
-# alternating; p50 one call at a time and throughput with 16 callers.
+# alternating; p50 one call at a time and throughput with 16 callers. Both
+# with the servers in the benchmark's process (MCPPaired) and each in its
+# own (MCPApartPaired).
 MCPROUNDS ?= 8
 bench-mcp:
-	$(GO) test -run '^$$' -bench 'MCPPaired' -benchtime 4800x -count $(MCPROUNDS) ./e2e | tee bench-mcp.out
+	$(GO) test -run '^$$' -bench 'MCP(Apart)?Paired' -benchtime 4800x -count $(MCPROUNDS) ./e2e | tee bench-mcp.out
 	$(GO) run ./internal/benchratio -hop < bench-mcp.out
 
 # The cold first message, in paired rounds (COLDROUNDS runs): the bridge

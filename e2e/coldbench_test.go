@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -9,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
@@ -37,44 +34,14 @@ const (
 
 // spawnBridge runs `mcp-bridge serve` (the binary TestMain built) as a
 // child process on a loopback port with config (YAML) and returns its
-// address. Its log goes nowhere; it is stopped with SIGTERM when tb ends.
+// address. Its log goes to a file; it is stopped with SIGTERM when tb ends.
 func spawnBridge(tb testing.TB, config string) string {
 	cfgFile := filepath.Join(tb.TempDir(), "serve.yaml")
 	if err := os.WriteFile(cfgFile, []byte(config), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(binary, "serve", "--config", cfgFile, "--listen", "127.0.0.1:0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		listening := regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var a string
-	select {
-	case a = <-addr:
-	case <-timer.C:
-		tb.Fatal("the bridge never said where it listens")
-	}
-	return a
+	addr, _ := spawn(tb, exec.Command(binary, "serve", "--config", cfgFile, "--listen", "127.0.0.1:0"))
+	return addr
 }
 
 // swarmResponderAs answers every swarm request arriving on c as the agent

@@ -13,8 +13,12 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("E2E_MCP_SERVER") == "stdio" {
+	switch os.Getenv("E2E_MCP_SERVER") {
+	case "stdio":
 		serveTestMCP()
+		return
+	case "plain", "floor":
+		serveApart(os.Getenv("E2E_MCP_SERVER"))
 		return
 	}
 	dir, err := os.MkdirTemp("", "mcp-bridge-e2e")

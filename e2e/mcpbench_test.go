@@ -61,26 +61,57 @@ func sumResult(sum float64) *mcpgo.CallToolResult {
 // plainMCP serves the add tool from a plain mcp-go server and returns its
 // URL and the tool's name.
 func plainMCP(b *testing.B) (string, string) {
+	srv := httptest.NewServer(plainHandler())
+	b.Cleanup(srv.Close)
+	return srv.URL + "/mcp", "add"
+}
+
+// plainHandler is a plain mcp-go server over streamable HTTP with the add
+// tool, answered at once.
+func plainHandler() http.Handler {
 	s := mcpserver.NewMCPServer("plain", "1", mcpserver.WithToolCapabilities(true))
 	s.AddTool(addTool, func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return sumResult(req.GetFloat("a", 0) + req.GetFloat("b", 0)), nil
 	})
-	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s))
-	b.Cleanup(srv.Close)
-	return srv.URL + "/mcp", "add"
+	return mcpserver.NewStreamableHTTPServer(s)
 }
 
 // hopMCP serves the add tool from a plain mcp-go server whose handler sends
 // each call as a swarm request over one WebSocket to the lean agent and
 // waits for its answer, and returns its URL and the tool's name.
 func hopMCP(b *testing.B) (string, string) {
-	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	agentSrv := httptest.NewServer(leanAgentHandler())
+	b.Cleanup(agentSrv.Close)
+	h, closeHop, err := hopHandler("ws" + strings.TrimPrefix(agentSrv.URL, "http"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(func() { srv.Close(); closeHop() })
+	return srv.URL + "/mcp", "add"
+}
+
+// leanAgentHandler accepts WebSockets, each answered as the lean agent
+// does (answerAdds).
+func leanAgentHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, err := websocket.Accept(w, r, nil); err == nil {
+			c.SetReadLimit(-1)
 			answerAdds(c)
 		}
-	}))
-	b.Cleanup(agentSrv.Close)
-	c := dialRaw(b, "ws"+strings.TrimPrefix(agentSrv.URL, "http"))
+	})
+}
+
+// hopHandler is the floor: a plain mcp-go server over streamable HTTP
+// whose add tool sends each call as a swarm request over one WebSocket,
+// dialled to agentURL, and waits for its answer. The returned func closes
+// the WebSocket.
+func hopHandler(agentURL string) (http.Handler, func(), error) {
+	c, _, err := websocket.Dial(context.Background(), agentURL, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.SetReadLimit(-1)
 	var (
 		mu      sync.Mutex
 		waiting = map[string]chan float64{}
@@ -130,9 +161,7 @@ func hopMCP(b *testing.B) (string, string) {
 			return nil, ctx.Err()
 		}
 	})
-	srv := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s))
-	b.Cleanup(srv.Close)
-	return srv.URL + "/mcp", "add"
+	return mcpserver.NewStreamableHTTPServer(s), func() { c.CloseNow() }, nil
 }
 
 // leanAdder is a swarm agent on a raw WebSocket to the bridge that
@@ -352,12 +381,29 @@ var mcpPairOrder = [...]int{0, 1, 2, 2, 1, 0}
 func BenchmarkMCPPaired(b *testing.B) {
 	gcAsServe(b)
 	starts := [3]func(*testing.B) (string, string){plainMCP, hopMCP, func(b *testing.B) (string, string) { return bridgeMCP(b, false) }}
+	var sides [3]mcpSide
+	for i, start := range starts {
+		sides[i].url, sides[i].tool = start(b)
+		sides[i].cpu = processCPU
+	}
+	mcpPaired(b, sides)
+}
+
+// mcpSide is one side of a paired MCP benchmark: its MCP endpoint, the
+// add tool's name there, and the CPU time it has used so far.
+type mcpSide struct {
+	url, tool string
+	cpu       func() time.Duration
+}
+
+// mcpPaired runs BenchmarkMCPPaired's call and throughput benchmarks
+// against sides: plain, floor and bridge, in that order.
+func mcpPaired(b *testing.B, sides [3]mcpSide) {
 	var sessions [3]*mcp.ClientSession
 	var tools [3]string
-	for i, start := range starts {
-		var url string
-		url, tools[i] = start(b)
-		sessions[i] = mcpSession(b, url)
+	for i, side := range sides {
+		tools[i] = side.tool
+		sessions[i] = mcpSession(b, side.url)
 		for j := range 50 {
 			callAdd(b, sessions[i], tools[i], j)
 		}
@@ -369,18 +415,17 @@ func BenchmarkMCPPaired(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			side := mcpPairOrder[i/mcpPairChunk%len(mcpPairOrder)]
 			if side != cur {
-				now := processCPU()
 				if cur >= 0 {
-					cpu[cur] += now - mark
+					cpu[cur] += sides[cur].cpu() - mark
 				}
-				cur, mark = side, now
+				cur, mark = side, sides[side].cpu()
 			}
 			start := time.Now()
 			callAdd(b, sessions[side], tools[side], i)
 			rtts[side] = append(rtts[side], time.Since(start))
 		}
 		b.StopTimer()
-		cpu[cur] += processCPU() - mark
+		cpu[cur] += sides[cur].cpu() - mark
 		if len(rtts[2]) == 0 {
 			return // too few calls to reach the bridge's chunk
 		}

@@ -94,14 +94,17 @@ func reportHop(in io.Reader, w io.Writer) int {
 	if reportOneWayPaired(ms["OneWayPaired"], w) {
 		code = 0
 	}
-	if reportMCPPaired(ms["MCPPaired"], w) {
+	if reportMCPPaired(ms["MCPPaired"], "in one process", w) {
+		code = 0
+	}
+	if reportMCPPaired(ms["MCPApartPaired"], "each server in its own process", w) {
 		code = 0
 	}
 	if reportColdPaired(ms["ColdPaired"], w) {
 		code = 0
 	}
 	if code != 0 {
-		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired, BenchmarkOneWayPaired, BenchmarkMCPPaired or BenchmarkColdPaired results in the input")
+		fmt.Fprintln(w, "benchratio: no BenchmarkHop/bare, BenchmarkOneWay/bare, BenchmarkHopPaired, BenchmarkOneWayPaired, BenchmarkMCPPaired, BenchmarkMCPApartPaired or BenchmarkColdPaired results in the input")
 	}
 	return code
 }
@@ -156,13 +159,14 @@ func reportPaired(modes map[string]map[string]float64, w io.Writer) bool {
 // tools/call p50, p99 and CPU per call as ratios to the floor's (a plain
 // MCP server forwarding over one WebSocket) and its p50 to the plain
 // server's, and its throughput as a ratio to the floor's (medians over
-// -count of each run's ratio). It reports whether there were any.
-func reportMCPPaired(subs map[string]map[string]float64, w io.Writer) bool {
+// -count of each run's ratio); where says where the servers ran. It
+// reports whether there were any.
+func reportMCPPaired(subs map[string]map[string]float64, where string, w io.Writer) bool {
 	call, tput := subs["call"], subs["throughput"]
 	if call == nil && tput == nil {
 		return false
 	}
-	fmt.Fprintln(w, "MCP tools/call, paired (a plain server, the floor and the bridge alternating in one benchmark):")
+	fmt.Fprintf(w, "MCP tools/call, paired (a plain server, the floor and the bridge alternating in one benchmark, %s):\n", where)
 	if call != nil {
 		fmt.Fprintf(w, "  p50 %5.2fx the floor (%s against %s µs; plain %s µs, %5.2fx), p99 %5.2fx, CPU %5.2fx\n", call["p50-x"],
 			strconv.FormatFloat(call["p50-µs"], 'f', 1, 64), strconv.FormatFloat(call["floor-p50-µs"], 'f', 1, 64),

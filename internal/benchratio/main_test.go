@@ -134,6 +134,13 @@ BenchmarkMCPPaired/throughput-2 4800 141693 ns/op 0.77 calls-x 6151 calls/s 7978
 		t.Errorf("MCP paired: exit %d, %s", code, out.String())
 	}
 	out.Reset()
+	apartIn := strings.ReplaceAll(mcpIn, "MCPPaired", "MCPApartPaired")
+	if code := reportHop(strings.NewReader(apartIn), &out); code != 0 ||
+		!strings.Contains(out.String(), "each server in its own process):\n  p50  1.25x the floor") ||
+		strings.Contains(out.String(), "in one process") {
+		t.Errorf("MCP paired, servers apart: exit %d, %s", code, out.String())
+	}
+	out.Reset()
 	coldIn := `BenchmarkColdPaired/ws-2 1200 3013629 ns/op 613.6 first-p50-µs 1.416 first-x 412.5 idle-p50-µs 0.9858 idle-p90-x 0.9520 idle-x 433.3 warm-p50-µs
 BenchmarkColdPaired/ws-2 1200 2827145 ns/op 449.1 first-p50-µs 1.176 first-x 424.0 idle-p50-µs 1.215 idle-p90-x 1.110 idle-x 382.0 warm-p50-µs
 BenchmarkColdPaired/ws-2 1200 2827145 ns/op 500 first-p50-µs 1.2 first-x 420 idle-p50-µs 1.1 idle-p90-x 1.05 idle-x 400 warm-p50-µs
