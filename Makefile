@@ -6,6 +6,8 @@ BIN         ?= bin/mcp-bridge
 # An execution count, not a duration: with a duration, Go 1.26's fuzz
 # coordinator can fail at the deadline with no crasher (golang/go#75804).
 FUZZTIME    ?= 200000x
+# FuzzFastCalls makes six HTTP requests an execution.
+FUZZCALLS   ?= 20000x
 BENCHTIME   ?= 500ms
 BENCHCOUNT  ?= 3
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
@@ -151,6 +153,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzMembersOf$$' -fuzztime $(FUZZTIME) ./dialects/swarm
+	$(GO) test -run '^$$' -fuzz '^FuzzFastCalls$$' -fuzztime $(FUZZCALLS) ./mcpface
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -375,6 +375,9 @@ func (f *Face) progress(ctx context.Context, token mcp.ProgressToken, e *entry) 
 			msg = fmt.Sprintf("agent %s: %s", e.tool.Agent, eventText(p.Env))
 		}
 		params := map[string]any{"progressToken": token, "progress": n, "message": msg}
+		if s := server.ClientSessionFromContext(ctx); s != nil {
+			f.sessions.notify(s.SessionID())
+		}
 		if err := f.srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), params); err != nil {
 			f.log.Debug("mcp: progress not sent", "tool", e.name, "error", err)
 		}

@@ -109,9 +109,11 @@ type Face struct {
 	syncCost   time.Duration // how long the last sync took
 	timer      *time.Timer
 	closed     bool
-	suspended  suspended // calls waiting for a client's input
-	sessions   sessions  // the MCP sessions open, for log messages
-	stopShare  func()    // stops sharing the sessions with the cluster
+	suspended  suspended     // calls waiting for a client's input
+	sessions   sessions      // the MCP sessions open, for log messages and fastCalls
+	inflight   inflight      // the calls fastCalls is answering
+	stopShare  func()        // stops sharing the sessions with the cluster
+	answered   atomic.Uint64 // how many tools/call fastCalls answered
 
 	sessionTable *sessionTable // the sessions made and seen; nil when stateless
 	mcpHTTP      http.Handler  // mcp-go's streamable HTTP server
@@ -192,7 +194,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	f.mcpHTTP = server.NewStreamableHTTPServer(f.srv, httpOpts...)
 	if f.sessionTable != nil {
 		f.relay = &relay{table: f.sessionTable, mcpHTTP: f.mcpHTTP, path: Path, log: f.log, relayed: m.relayed}
-		f.http = f.authenticate(compat(f.sessionStreams(f.relay.crossing(f.mcpHTTP))))
+		f.http = f.sessionful(true)
 	} else {
 		f.http = f.authenticate(compat(f.mcpHTTP))
 	}
@@ -204,6 +206,16 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 	})
 	f.sync()
 	return f, nil
+}
+
+// sessionful is the face's HTTP handler when it keeps sessions: with
+// fastCalls in front of mcp-go when fast, without it to compare with.
+func (f *Face) sessionful(fast bool) http.Handler {
+	next := http.Handler(f.mcpHTTP)
+	if fast {
+		next = f.fastCalls(next)
+	}
+	return f.authenticate(compat(f.sessionStreams(f.relay.crossing(next))))
 }
 
 // Handler serves streamable HTTP; mount it at Path.
@@ -318,14 +330,20 @@ func (f *Face) sync() {
 	f.mu.Unlock()
 	if len(gone) == 0 && len(changed) == 0 {
 		if !sameList || first {
-			f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
+			f.broadcast(func() { f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil) })
 			f.metrics.listChanged.Inc()
 		}
 		return
 	}
-	// The sessions hear one list_changed a sync: from mcp-go when its
-	// registry changes (each of AddTools, DeleteTools and SetTools tells
-	// them), else from the face.
+	f.broadcast(func() { f.changeRegistry(t, hold, drop) })
+	f.metrics.listChanged.Inc()
+}
+
+// changeRegistry makes mcp-go hold the tools of hold and let go of those
+// named in drop, after a sync of t, and tells the sessions the list
+// changed: mcp-go does when its registry changes (each of AddTools,
+// DeleteTools and SetTools tells them), else the face.
+func (f *Face) changeRegistry(t *table, hold []server.ServerTool, drop []string) {
 	switch {
 	case len(drop) > 0 && len(hold) > 0:
 		// The tools held that stay as they are, the dispatcher and hold.
@@ -349,7 +367,6 @@ func (f *Face) sync() {
 	default:
 		f.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	}
-	f.metrics.listChanged.Inc()
 }
 
 // headerTools returns the tools mcp-go is to hold under their own names

@@ -26,7 +26,7 @@ var quiet = slog.New(slog.DiscardHandler)
 // live is a bridge with its MCP face, served on loopback: agents connect
 // to its WebSocket endpoint, MCP clients to its /mcp.
 type live struct {
-	t       *testing.T
+	t       testing.TB
 	b       *bridge.Bridge
 	f       *Face
 	metrics *prometheus.Registry
@@ -35,7 +35,7 @@ type live struct {
 
 // serve starts a bridge and its face of opts on loopback, until the test
 // ends.
-func serve(t *testing.T, opts Options) *live {
+func serve(t testing.TB, opts Options) *live {
 	t.Helper()
 	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: dialects.DefaultMappings(), Heartbeat: -1,
 		Logger: quiet, RequestTimeout: wait})
@@ -114,7 +114,7 @@ func (l *live) attach(dialect, id string, tools ...string) *agent {
 
 // client is an MCP client session of the official go-sdk.
 type client struct {
-	t       *testing.T
+	t       testing.TB
 	s       *sdk.ClientSession
 	changed chan struct{} // a tools/list_changed came
 }
@@ -220,7 +220,7 @@ func text(res *sdk.CallToolResult) string {
 
 // eventually polls cond until it holds; the test fails when it does not
 // within wait.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for !cond() {

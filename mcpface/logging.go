@@ -18,19 +18,29 @@ import (
 // the mcp-bridge://agents/{id} resource template from the agents the
 // bridge knows.
 
-// sessions are the MCP sessions open, by id, for log messages.
+// sessions are the MCP sessions mcp-go registered, by id: for log
+// messages, and for fastCalls, which answers a session only while nothing
+// was sent to it (mcp-go answers every request of a session it has sent a
+// notification to as an event stream).
 type sessions struct {
 	mu  sync.Mutex
-	ids map[string]bool
+	ids map[string]*openSession
+}
+
+// openSession is a session mcp-go registered, and whether a notification
+// may have been sent to it.
+type openSession struct {
+	c        server.ClientSession
+	notified bool
 }
 
 func (s *sessions) add(_ context.Context, c server.ClientSession) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ids == nil {
-		s.ids = map[string]bool{}
+		s.ids = map[string]*openSession{}
 	}
-	s.ids[c.SessionID()] = true
+	s.ids[c.SessionID()] = &openSession{c: c}
 }
 
 func (s *sessions) remove(_ context.Context, c server.ClientSession) {
@@ -47,6 +57,45 @@ func (s *sessions) list() []string {
 		out = append(out, id)
 	}
 	return out
+}
+
+// quiet returns the session id, nil when mcp-go has not registered it or a
+// notification may have been sent to it.
+func (s *sessions) quiet(id string) server.ClientSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.ids[id]; o != nil && !o.notified {
+		return o.c
+	}
+	return nil
+}
+
+// notify notes that a notification may be sent to session id.
+func (s *sessions) notify(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o := s.ids[id]; o != nil {
+		o.notified = true
+	}
+}
+
+// notifyAll notes that a notification may be sent to every session
+// registered.
+func (s *sessions) notifyAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.ids {
+		o.notified = true
+	}
+}
+
+// broadcast runs send, which may send a notification to every session
+// mcp-go has registered, noting that it may have: before, and again
+// after for the sessions registered while it ran.
+func (f *Face) broadcast(send func()) {
+	f.sessions.notifyAll()
+	send()
+	f.sessions.notifyAll()
 }
 
 // logStatus tells the sessions of an agent's status change.
@@ -70,6 +119,7 @@ func (f *Face) logStatus(c bridge.Change) {
 		if f.sessionTable != nil {
 			if least := f.sessionTable.level(id); least != "" {
 				if level.ShouldSendTo(least) {
+					f.sessions.notify(id)
 					_ = f.srv.SendNotificationToSpecificClient(id, n.Method, map[string]any{
 						"level": n.Params.Level, "logger": n.Params.Logger, "data": n.Params.Data})
 				}
@@ -78,6 +128,7 @@ func (f *Face) logStatus(c bridge.Change) {
 		}
 		// A session that set no level, or a higher one, is skipped by
 		// mcp-go; one gone meanwhile is no error worth a line.
+		f.sessions.notify(id)
 		_ = f.srv.SendLogMessageToSpecificClient(id, n)
 	}
 }

@@ -1,0 +1,309 @@
+package mcpface
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/tidwall/gjson"
+)
+
+// The face's own way for the commonest request, a tools/call, in front of
+// mcp-go (DESIGN.md section 9). mcp-go reads each request three times over
+// (its envelope, its era, the request itself, each with encoding/json),
+// starts a goroutine to forward notifications and keeps a cancel function
+// per request: about as much CPU as the whole round trip to the agent.
+// fastCalls answers a tools/call itself when it can tell that mcp-go's
+// answer would be the same, the one the face's handler gives, in the same
+// bytes; anything else, and anything it cannot tell, goes to mcp-go as it
+// came. It is generic: it reads what mcp-go reads (the headers, the session
+// mcp-go registered, the message's members) and calls the same handler,
+// Face.call, with the request mcp-go would have made. FuzzFastCalls feeds
+// the same requests to both and fails on any difference.
+//
+// A request is answered here when all of these hold, else mcp-go answers:
+//   - a POST of Content-Type application/json, under a protocol version
+//     mcp-go supports before 2026-07-28 (whose sessionless requests mcp-go
+//     handles differently), from a loopback Host when the listener is on
+//     loopback (mcp-go refuses others, against DNS rebinding);
+//   - a live session of this instance that mcp-go registered, that no
+//     notification was sent to (mcp-go answers every later request of such
+//     a session as an event stream), whose client cannot be asked for input
+//     (elicitation goes over the request's own stream);
+//   - the body is one JSON object in UTF-8 of exactly the members jsonrpc
+//     "2.0", method "tools/call", an id (a whole number below 10^15 or a
+//     plain string) and params of exactly name and, if at all, arguments
+//     (an object); no _meta, task, progress token, escapes in the names or
+//     member given twice;
+//   - the tool is one the face routes (beforeCall) and the caller may see.
+//
+// A notifications/cancelled naming a call answered here cancels it, as
+// mcp-go does its own; it then goes on to mcp-go.
+
+// fastCalls returns next with the face's own way for tools/call in front.
+func (f *Face) fastCalls(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := r.Header.Get(server.HeaderKeySessionID)
+		version := r.Header.Get(mcp.HeaderProtocolVersion)
+		if r.Method != http.MethodPost || r.Body == nil || sid == "" || version == "" ||
+			mcp.IsModernProtocol(version) || !mcp.IsValidProtocolVersion(version) || !plainJSON(r) || !hostAllowed(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			// mcp-go words a body it cannot read; it gets it as far as read.
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		c, ok := fastCallOf(body)
+		if !ok {
+			if id, cancelled := cancelledCall(body); cancelled {
+				f.inflight.cancel(sid, id)
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		session := f.sessions.quiet(sid)
+		if session == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if terminated, err := f.sessionTable.Validate(sid); err != nil || terminated {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx := f.fromRecord(f.srv.WithContext(r.Context(), session), r)
+		e := f.table().byName[c.name]
+		if e == nil || !scopeOf(ctx).shows(e) || e.tool.headers && f.held(e.name) || canElicit(ctx) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		done := f.inflight.add(sid, c.key, cancel)
+		defer done()
+		req := mcp.CallToolRequest{Header: r.Header, Params: mcp.CallToolParams{Name: c.name, RawArguments: c.args}}
+		req.Method = string(mcp.MethodToolsCall)
+		var response any
+		if res, err := f.call(ctx, req); err != nil {
+			response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.id),
+				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
+		} else {
+			response = mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.id), res)
+		}
+		if r.Context().Err() != nil {
+			return // the client went; mcp-go writes nothing either
+		}
+		f.answered.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		if err := json.NewEncoder(w).Encode(response); err != nil {
+			f.log.Debug("mcp: writing a tools/call response", "error", err)
+		}
+	})
+}
+
+// fastCall is a tools/call fastCalls answers: its id as encoding/json
+// decodes it (float64 or string), the id's key for cancelling, the tool's
+// name and the arguments as sent (nil when none were).
+type fastCall struct {
+	id   any
+	key  string
+	name string
+	args json.RawMessage
+}
+
+// maxFastID bounds the number ids fastCalls answers: below it a whole
+// number is a float64 exactly, and written back as it came.
+const maxFastID = 1e15
+
+// fastCallOf returns the tools/call body is, ok false when it is anything
+// fastCalls leaves to mcp-go.
+func fastCallOf(body []byte) (c fastCall, ok bool) {
+	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
+		return c, false
+	}
+	msg := gjson.ParseBytes(body)
+	if !msg.IsObject() {
+		return c, false
+	}
+	var seen [4]bool
+	var params gjson.Result
+	ok = true
+	msg.ForEach(func(k, v gjson.Result) bool {
+		i := -1
+		switch k.Raw {
+		case `"jsonrpc"`:
+			i, ok = 0, v.Raw == `"2.0"`
+		case `"id"`:
+			i = 1
+			c.id, c.key, ok = idOf(v)
+		case `"method"`:
+			i, ok = 2, v.Raw == `"tools/call"`
+		case `"params"`:
+			i, params, ok = 3, v, v.IsObject()
+		}
+		if i < 0 || seen[i] {
+			ok = false
+		} else {
+			seen[i] = true
+		}
+		return ok
+	})
+	if !ok || seen != [4]bool{true, true, true, true} {
+		return c, false
+	}
+	var named, argued bool
+	params.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Raw == `"name"` && !named:
+			named = true
+			ok = v.Type == gjson.String && v.Raw == `"`+v.Str+`"`
+			c.name = v.Str
+		case k.Raw == `"arguments"` && !argued:
+			argued = true
+			ok = v.IsObject()
+			c.args = json.RawMessage(v.Raw)
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return c, ok && named
+}
+
+// idOf returns a request id as encoding/json decodes it into an any and
+// its key for cancelling, ok false unless it is a whole number from 0 to
+// maxFastID written in digits, or a string of letters, digits and - _ . :
+// (which mcp-go writes back as they came).
+func idOf(v gjson.Result) (id any, key string, ok bool) {
+	switch v.Type {
+	case gjson.Number:
+		if len(v.Raw) > 15 || strings.TrimLeft(v.Raw, "0123456789") != "" || len(v.Raw) > 1 && v.Raw[0] == '0' {
+			return nil, "", false
+		}
+		n, err := strconv.ParseFloat(v.Raw, 64)
+		if err != nil || n >= maxFastID {
+			return nil, "", false
+		}
+		return n, numberKey(n), true
+	case gjson.String:
+		if v.Str == "" || len(v.Str) > 128 || v.Raw != `"`+v.Str+`"` || strings.TrimLeft(v.Str, idChars) != "" {
+			return nil, "", false
+		}
+		return v.Str, "s" + v.Str, true
+	}
+	return nil, "", false
+}
+
+// idChars are the characters of the string ids fastCalls answers.
+const idChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:"
+
+// numberKey is the key for cancelling of a call whose id is the number n,
+// whichever way a client writes it.
+func numberKey(n float64) string { return "n" + strconv.FormatFloat(n, 'g', -1, 64) }
+
+// cancelledCall returns the id's key of the call a notifications/cancelled
+// body names.
+func cancelledCall(body []byte) (string, bool) {
+	if !gjson.ValidBytes(body) {
+		return "", false
+	}
+	r := gjson.GetManyBytes(body, "method", "id", "params.requestId")
+	if r[0].String() != string(mcp.MethodNotificationCancelled) || r[1].Exists() {
+		return "", false
+	}
+	switch r[2].Type {
+	case gjson.Number:
+		return numberKey(r[2].Float()), true
+	case gjson.String:
+		return "s" + r[2].Str, true
+	}
+	return "", false
+}
+
+// plainJSON reports whether r's Content-Type is application/json, as
+// mcp-go requires.
+func plainJSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// hostAllowed reports whether mcp-go would serve r as far as DNS
+// rebinding goes: a listener on loopback serves loopback Hosts only.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !loopback(local.String()) {
+		return true
+	}
+	return loopback(r.Host)
+}
+
+// loopback reports whether hostport names a loopback host: localhost or a
+// loopback IP, with or without a port. Anything it cannot read is not.
+func loopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// inflight are the calls fastCalls is answering, by session and id's key,
+// so that a notifications/cancelled can cancel them.
+type inflight struct {
+	mu    sync.Mutex
+	calls map[inflightKey]context.CancelFunc
+}
+
+type inflightKey struct{ session, id string }
+
+// add notes the call of session with id's key, cancelled by cancel, until
+// done.
+func (in *inflight) add(session, id string, cancel context.CancelFunc) (done func()) {
+	k := inflightKey{session, id}
+	in.mu.Lock()
+	if in.calls == nil {
+		in.calls = map[inflightKey]context.CancelFunc{}
+	}
+	in.calls[k] = cancel
+	in.mu.Unlock()
+	return func() {
+		in.mu.Lock()
+		delete(in.calls, k)
+		in.mu.Unlock()
+	}
+}
+
+// cancel cancels the call of session with id's key, if one is in flight.
+func (in *inflight) cancel(session, id string) {
+	in.mu.Lock()
+	cancel := in.calls[inflightKey{session, id}]
+	in.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
