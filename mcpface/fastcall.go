@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-bridge/mcp-bridge/internal/jsonvalid"
 	"github.com/tidwall/gjson"
 )
 
@@ -60,7 +60,7 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
+		body, err := readBody(r)
 		if err != nil {
 			// mcp-go words a body it cannot read; it gets it as far as read.
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
@@ -97,33 +97,49 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		defer done()
 		req := mcp.CallToolRequest{Header: r.Header, Params: mcp.CallToolParams{Name: c.name, RawArguments: c.args}}
 		req.Method = string(mcp.MethodToolsCall)
-		var response any
-		if res, err := f.call(ctx, req); err != nil {
-			response = mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.id),
-				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)}
-		} else {
-			response = mcp.NewJSONRPCResultResponse(mcp.NewRequestId(c.id), res)
-		}
+		res, err := f.call(ctx, req)
 		if r.Context().Err() != nil {
 			return // the client went; mcp-go writes nothing either
 		}
 		f.answered.Add(1)
+		if err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_ = json.NewEncoder(w).Encode(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.id),
+				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)})
+			return
+		}
+		// As json.Encoder writes mcp.NewJSONRPCResultResponse(id, res):
+		// the id as it came (idOf takes only ids encoding/json writes back
+		// so), and the result's own JSON, which MarshalJSON makes compact
+		// and HTML-escaped as Encoder would.
+		out, err := res.MarshalJSON()
+		if err != nil {
+			f.log.Debug("mcp: writing a tools/call response", "error", err)
+			return
+		}
+		buf := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(c.rawID)+len(out)+1)
+		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+		buf = append(buf, c.rawID...)
+		buf = append(buf, `,"result":`...)
+		buf = append(buf, out...)
+		buf = append(buf, "}\n"...)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		if err := json.NewEncoder(w).Encode(response); err != nil {
-			f.log.Debug("mcp: writing a tools/call response", "error", err)
-		}
+		_, _ = w.Write(buf)
 	})
 }
 
 // fastCall is a tools/call fastCalls answers: its id as encoding/json
-// decodes it (float64 or string), the id's key for cancelling, the tool's
-// name and the arguments as sent (nil when none were).
+// decodes it (float64 or string) and as it came, the id's key for
+// cancelling, the tool's name and the arguments as sent (nil when none
+// were).
 type fastCall struct {
-	id   any
-	key  string
-	name string
-	args json.RawMessage
+	id    any
+	rawID string
+	key   string
+	name  string
+	args  json.RawMessage
 }
 
 // maxFastID bounds the number ids fastCalls answers: below it a whole
@@ -133,7 +149,7 @@ const maxFastID = 1e15
 // fastCallOf returns the tools/call body is, ok false when it is anything
 // fastCalls leaves to mcp-go.
 func fastCallOf(body []byte) (c fastCall, ok bool) {
-	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
+	if !jsonvalid.Valid(body) {
 		return c, false
 	}
 	msg := gjson.ParseBytes(body)
@@ -149,7 +165,7 @@ func fastCallOf(body []byte) (c fastCall, ok bool) {
 		case `"jsonrpc"`:
 			i, ok = 0, v.Raw == `"2.0"`
 		case `"id"`:
-			i = 1
+			i, c.rawID = 1, v.Raw
 			c.id, c.key, ok = idOf(v)
 		case `"method"`:
 			i, ok = 2, v.Raw == `"tools/call"`
@@ -233,6 +249,17 @@ func cancelledCall(body []byte) (string, bool) {
 		return "s" + r[2].Str, true
 	}
 	return "", false
+}
+
+// readBody reads r's body whole, into a buffer of its length when it
+// gives one.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= 1<<20 {
+		body := make([]byte, n)
+		k, err := io.ReadFull(r.Body, body)
+		return body[:k], err
+	}
+	return io.ReadAll(r.Body)
 }
 
 // plainJSON reports whether r's Content-Type is application/json, as

@@ -2,7 +2,7 @@ package mcpface
 
 import (
 	"bytes"
-		"io"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
