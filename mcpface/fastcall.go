@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,26 +273,29 @@ func plainJSON(r *http.Request) bool {
 // hostAllowed reports whether mcp-go would serve r as far as DNS
 // rebinding goes: a listener on loopback serves loopback Hosts only.
 func hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !loopback(local.String()) {
-		return true
+	if loopback(r.Host) {
+		return true // whatever the listener
 	}
-	return loopback(r.Host)
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return !ok || local == nil || !loopback(local.String())
 }
 
-// loopback reports whether hostport names a loopback host: localhost or a
-// loopback IP, with or without a port. Anything it cannot read is not.
+// loopback reports whether hostport names a loopback host as mcp-go
+// reads it: localhost or a loopback address, with a port or without (then
+// brackets trimmed). Anything it cannot read is not.
 func loopback(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
+	if strings.HasPrefix(hostport, "127.0.0.1:") || strings.HasPrefix(hostport, "localhost:") {
+		return true
 	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // errReader fails every read with err.

@@ -214,6 +214,11 @@ var fastHeaders = []func(r *http.Request, sid string){
 	func(r *http.Request, _ string) { r.Header.Set(server.HeaderKeySessionID, "no-such-session") },
 	func(r *http.Request, _ string) { r.Header.Del(server.HeaderKeySessionID) },
 	func(r *http.Request, _ string) { r.Host = "example.com" },
+	func(r *http.Request, _ string) { r.Host = "localhost:1" },
+	func(r *http.Request, _ string) { r.Host = "[::1]:1" },
+	func(r *http.Request, _ string) { r.Host = "127.0.0.2" },
+	func(r *http.Request, _ string) { r.Host = "[[::1]]" },
+	func(r *http.Request, _ string) { r.Host = "LOCALHOST" },
 }
 
 // FuzzFastCalls is the differential test of fastCalls (DESIGN.md section
