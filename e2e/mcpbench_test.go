@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -250,9 +251,13 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 	return "http://" + run.Addr + "/mcp", tool
 }
 
+// mcpBenchVersion is the protocol version the MCP benchmarks' clients
+// speak: MCPBENCH_VERSION, 2025-11-25 when it is not set.
+var mcpBenchVersion = cmp.Or(os.Getenv("MCPBENCH_VERSION"), "2025-11-25")
+
 func mcpSession(b *testing.B, url string) *mcp.ClientSession {
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: mcpBenchVersion})
 	if err != nil {
 		b.Fatal(err)
 	}

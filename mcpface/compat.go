@@ -32,7 +32,8 @@ func compat(next http.Handler) http.Handler {
 			http.Error(w, "mcp: reading the request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(withVersion(body, version)))
+		body = withVersion(body, version)
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		next.ServeHTTP(w, r)
 	})
 }

@@ -115,9 +115,9 @@ type Face struct {
 	stopShare  func()        // stops sharing the sessions with the cluster
 	answered   atomic.Uint64 // how many tools/call fastCalls answered
 
-	sessionTable *sessionTable // the sessions made and seen; nil when stateless
-	mcpHTTP      http.Handler  // mcp-go's streamable HTTP server
-	relay        *relay        // the answers to requests to the client, across a cluster; nil when stateless
+	sessionTable *sessionTable                // the sessions made and seen; nil when stateless
+	mcpHTTP      *server.StreamableHTTPServer // mcp-go's streamable HTTP server
+	relay        *relay                       // the answers to requests to the client, across a cluster; nil when stateless
 
 	// holding is the tools mcp-go holds under their own names, those whose
 	// input schema binds parameters to headers (call.go), by name: a
@@ -125,6 +125,9 @@ type Face struct {
 	// lets it go, so that a call of a tool not here is routed. Under mu.
 	holding map[string]*entry
 }
+
+// serverName is the name the face gives itself to clients.
+const serverName = "mcp-bridge"
 
 // New returns the MCP face of b.
 func New(b *bridge.Bridge, opts Options) (*Face, error) {
@@ -174,7 +177,7 @@ func New(b *bridge.Bridge, opts Options) (*Face, error) {
 		hooks.AddAfterSetLevel(f.levelSet)
 		httpOpts = append(httpOpts, server.WithSessionIdManager(f.sessionTable), server.WithHTTPContextFunc(f.fromRecord))
 	}
-	f.srv = server.NewMCPServer("mcp-bridge", opts.Version,
+	f.srv = server.NewMCPServer(serverName, opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, false),
 		server.WithLogging(),

@@ -33,19 +33,23 @@ import (
 // the same requests to both and fails on any difference.
 //
 // A request is answered here when all of these hold, else mcp-go answers:
-//   - a POST of Content-Type application/json, under a protocol version
-//     mcp-go supports before 2026-07-28 (whose sessionless requests mcp-go
-//     handles differently), from a loopback Host when the listener is on
-//     loopback (mcp-go refuses others, against DNS rebinding);
-//   - a live session of this instance that mcp-go registered, that no
-//     notification was sent to (mcp-go answers every later request of such
-//     a session as an event stream), whose client cannot be asked for input
-//     (elicitation goes over the request's own stream);
+//   - a POST of Content-Type application/json under a protocol version
+//     mcp-go serves, from a loopback Host when the listener is on loopback
+//     (mcp-go refuses others, against DNS rebinding);
+//   - before 2026-07-28: in a live session of this instance that mcp-go
+//     registered, that no notification was sent to (mcp-go answers every
+//     later request of such a session as an event stream);
+//   - from 2026-07-28 (no sessions): with the version in the body's _meta
+//     as in the header, the client's capabilities there, the standard
+//     headers (Mcp-Method, Mcp-Name) matching the body, no Last-Event-ID;
+//   - a client that cannot be asked for input (elicitation goes over the
+//     request's own stream, or comes back to it as input requests);
 //   - the body is one JSON object in UTF-8 of exactly the members jsonrpc
 //     "2.0", method "tools/call", an id (a whole number below 10^15 or a
-//     plain string) and params of exactly name and, if at all, arguments
-//     (an object); no _meta, task, progress token, escapes in the names or
-//     member given twice;
+//     plain string) and params of exactly name, arguments (an object) if
+//     at all, and _meta (an object; from 2026-07-28 only, without a
+//     progress token); no task, no escapes in the names, no member given
+//     twice;
 //   - the tool is one the face routes (beforeCall) and the caller may see.
 //
 // A notifications/cancelled naming a call answered here cancels it, as
@@ -54,10 +58,14 @@ import (
 // fastCalls returns next with the face's own way for tools/call in front.
 func (f *Face) fastCalls(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sid := r.Header.Get(server.HeaderKeySessionID)
 		version := r.Header.Get(mcp.HeaderProtocolVersion)
-		if r.Method != http.MethodPost || r.Body == nil || sid == "" || version == "" ||
-			mcp.IsModernProtocol(version) || !mcp.IsValidProtocolVersion(version) || !plainJSON(r) || !hostAllowed(r) {
+		modern := mcp.IsModernProtocol(version)
+		sid := "" // mcp-go keys a sessionless request's cancelling by its id alone
+		if !modern {
+			sid = r.Header.Get(server.HeaderKeySessionID)
+		}
+		if r.Method != http.MethodPost || r.Body == nil || !mcp.IsValidProtocolVersion(version) || !plainJSON(r) || !hostAllowed(r) ||
+			!modern && sid == "" || modern && (!f.mcpHTTP.SupportsProtocolVersion(version) || r.Header.Get(mcp.HeaderLastEventID) != "") {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -69,20 +77,19 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		c, ok := fastCallOf(body)
+		c, ok := fastCallOf(body, modern)
+		var session server.ClientSession
+		if ok && modern {
+			session, ok = c.modernSession(version, r.Header)
+		} else if ok {
+			session = f.sessions.quiet(sid)
+			terminated, err := f.sessionTable.Validate(sid)
+			ok = session != nil && err == nil && !terminated
+		}
 		if !ok {
 			if id, cancelled := cancelledCall(body); cancelled {
 				f.inflight.cancel(sid, id)
 			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		session := f.sessions.quiet(sid)
-		if session == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if terminated, err := f.sessionTable.Validate(sid); err != nil || terminated {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -96,7 +103,7 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		defer cancel()
 		done := f.inflight.add(sid, c.key, cancel)
 		defer done()
-		req := mcp.CallToolRequest{Header: r.Header, Params: mcp.CallToolParams{Name: c.name, RawArguments: c.args}}
+		req := mcp.CallToolRequest{Header: r.Header, Params: mcp.CallToolParams{Name: c.name, RawArguments: c.args, Meta: c.meta}}
 		req.Method = string(mcp.MethodToolsCall)
 		res, err := f.call(ctx, req)
 		if r.Context().Err() != nil {
@@ -104,11 +111,22 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		}
 		f.answered.Add(1)
 		if err != nil {
+			// An error is 200 in either era (-32603 maps to no other
+			// status).
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
 			_ = json.NewEncoder(w).Encode(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(c.id),
 				Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, err.Error(), nil)})
 			return
+		}
+		if modern {
+			// What mcp-go stamps on every result from 2026-07-28 on.
+			if res.ResultType == "" {
+				res.ResultType = mcp.ResultTypeComplete
+			}
+			if m := res.EnsureResultMeta(); m.ServerInfo() == nil {
+				m.SetServerInfo(mcp.Implementation{Name: serverName, Version: f.opts.Version})
+			}
 		}
 		// As json.Encoder writes mcp.NewJSONRPCResultResponse(id, res):
 		// the id as it came (idOf takes only ids encoding/json writes back
@@ -136,11 +154,13 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 // cancelling, the tool's name and the arguments as sent (nil when none
 // were).
 type fastCall struct {
-	id    any
-	rawID string
-	key   string
-	name  string
-	args  json.RawMessage
+	id     any
+	rawID  string
+	key    string
+	name   string
+	args   json.RawMessage
+	params string    // the params as sent
+	meta   *mcp.Meta // the params' _meta as mcp-go reads it; nil when none
 }
 
 // maxFastID bounds the number ids fastCalls answers: below it a whole
@@ -148,8 +168,9 @@ type fastCall struct {
 const maxFastID = 1e15
 
 // fastCallOf returns the tools/call body is, ok false when it is anything
-// fastCalls leaves to mcp-go.
-func fastCallOf(body []byte) (c fastCall, ok bool) {
+// fastCalls leaves to mcp-go; modern: whether its era is 2026-07-28 or
+// later, when params carry a _meta.
+func fastCallOf(body []byte, modern bool) (c fastCall, ok bool) {
 	if !jsonvalid.Valid(body) {
 		return c, false
 	}
@@ -172,6 +193,7 @@ func fastCallOf(body []byte) (c fastCall, ok bool) {
 			i, ok = 2, v.Raw == `"tools/call"`
 		case `"params"`:
 			i, params, ok = 3, v, v.IsObject()
+			c.params = v.Raw
 		}
 		if i < 0 || seen[i] {
 			ok = false
@@ -183,7 +205,7 @@ func fastCallOf(body []byte) (c fastCall, ok bool) {
 	if !ok || seen != [4]bool{true, true, true, true} {
 		return c, false
 	}
-	var named, argued bool
+	var named, argued, metaed bool
 	params.ForEach(func(k, v gjson.Result) bool {
 		switch {
 		case k.Raw == `"name"` && !named:
@@ -194,13 +216,52 @@ func fastCallOf(body []byte) (c fastCall, ok bool) {
 			argued = true
 			ok = v.IsObject()
 			c.args = json.RawMessage(v.Raw)
+		case k.Raw == `"_meta"` && !metaed && modern:
+			metaed = true
+			c.meta = new(mcp.Meta)
+			ok = v.IsObject() && json.Unmarshal([]byte(v.Raw), c.meta) == nil
 		default:
 			ok = false
 		}
 		return ok
 	})
-	return c, ok && named
+	return c, ok && named && metaed == modern
 }
+
+// modernSession returns the session mcp-go would make for c, a call of
+// protocol version (2026-07-28 or later) with headers h, from its _meta;
+// ok false unless mcp-go would take the call as it came.
+func (c *fastCall) modernSession(version string, h http.Header) (server.ClientSession, bool) {
+	m := c.meta
+	caps := m.ClientCapabilities()
+	if m.ProtocolVersion() != version || caps == nil || m.ProgressToken != nil ||
+		mcp.ValidateStandardHeaders(h.Get, version, mcp.MethodToolsCall, json.RawMessage(c.params)) != nil {
+		return nil, false
+	}
+	s := &callSession{caps: *caps}
+	if info := m.ClientInfo(); info != nil {
+		s.info = *info
+	}
+	return s, true
+}
+
+// callSession is the session of one call from 2026-07-28 on, which has no
+// other: what its _meta says of the client.
+type callSession struct {
+	info mcp.Implementation
+	caps mcp.ClientCapabilities
+}
+
+func (s *callSession) Initialize()                                         {}
+func (s *callSession) Initialized() bool                                   { return true }
+func (s *callSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (s *callSession) SessionID() string                                   { return "" }
+func (s *callSession) GetClientInfo() mcp.Implementation                   { return s.info }
+func (s *callSession) SetClientInfo(info mcp.Implementation)               { s.info = info }
+func (s *callSession) GetClientCapabilities() mcp.ClientCapabilities       { return s.caps }
+func (s *callSession) SetClientCapabilities(caps mcp.ClientCapabilities)   { s.caps = caps }
+
+var _ server.SessionWithClientInfo = (*callSession)(nil)
 
 // idOf returns a request id as encoding/json decodes it into an any and
 // its key for cancelling, ok false unless it is a whole number from 0 to
@@ -252,13 +313,26 @@ func cancelledCall(body []byte) (string, bool) {
 	return "", false
 }
 
-// readBody reads r's body whole, into a buffer of its length when it
-// gives one.
+// readBody reads r's body whole, into a buffer of its stated length
+// first when it states one.
 func readBody(r *http.Request) ([]byte, error) {
 	if n := r.ContentLength; n > 0 && n <= 1<<20 {
 		body := make([]byte, n)
 		k, err := io.ReadFull(r.Body, body)
-		return body[:k], err
+		if err != nil {
+			return body[:k], err
+		}
+		// A handler in front may have put a body of another length in;
+		// read to its end, as mcp-go does.
+		var more [1]byte
+		switch k, err := r.Body.Read(more[:]); {
+		case k == 0 && err == io.EOF:
+			return body, nil
+		case k == 0 && err != nil:
+			return body, err
+		}
+		rest, err := io.ReadAll(r.Body)
+		return append(append(body, more[0]), rest...), err
 	}
 	return io.ReadAll(r.Body)
 }

@@ -2,6 +2,7 @@ package mcpface
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tidwall/gjson"
 )
 
 // apart is a face served twice over loopback: with fastCalls (fast) and
@@ -130,13 +132,25 @@ func TestFastCalls(t *testing.T) {
 	if n := a.f.answered.Load(); n != 2 {
 		t.Fatalf("fastCalls answered %d calls, want 2 (an unknown tool is mcp-go's)", n)
 	}
+	// A 2026-07-28 client (the go-sdk's latest) has no session: every call
+	// of its is answered here.
+	m := a.connect("")
+	for i := range 2 {
+		res, err := m.call("calc__echo", map[string]any{"m": i})
+		if err != nil || res.IsError || text(res) != fmt.Sprintf(`{"m":%d}`, i) {
+			t.Fatalf("echo from a 2026-07-28 client: %v %+v", err, res)
+		}
+	}
+	if n := a.f.answered.Load(); n != 4 {
+		t.Fatalf("fastCalls answered %d calls, want 4", n)
+	}
 	a.attach("swarm", "calc2", "echo")
 	c.awaitChanged("calc2 came")
 	res, err = c.call("calc2__echo", map[string]any{"y": 2})
 	if err != nil || res.IsError || text(res) != `{"y":2}` {
 		t.Fatalf("echo after list_changed: %v %+v", err, res)
 	}
-	if n := a.f.answered.Load(); n != 2 {
+	if n := a.f.answered.Load(); n != 4 {
 		t.Fatalf("fastCalls answered a call of a session that was sent a notification (%d)", n)
 	}
 }
@@ -211,6 +225,12 @@ var fastHeaders = []func(r *http.Request, sid string){
 	func(r *http.Request, _ string) { r.Header.Set(mcp.HeaderProtocolVersion, "2025-06-18") },
 	func(r *http.Request, _ string) { r.Header.Set(mcp.HeaderProtocolVersion, "1999-01-01") },
 	func(r *http.Request, _ string) { r.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728) },
+	modernHeaders(""),
+	modernHeaders("calc__add"),
+	func(r *http.Request, sid string) {
+		modernHeaders("")(r, sid)
+		r.Header.Set(mcp.HeaderLastEventID, "1")
+	},
 	func(r *http.Request, _ string) { r.Header.Set(server.HeaderKeySessionID, "no-such-session") },
 	func(r *http.Request, _ string) { r.Header.Del(server.HeaderKeySessionID) },
 	func(r *http.Request, _ string) { r.Host = "example.com" },
@@ -221,6 +241,28 @@ var fastHeaders = []func(r *http.Request, sid string){
 	func(r *http.Request, _ string) { r.Host = "LOCALHOST" },
 }
 
+// modernHeaders sets the headers of a 2026-07-28 request: the version,
+// Mcp-Method, and Mcp-Name: name, or the body's tool name when "".
+func modernHeaders(name string) func(r *http.Request, sid string) {
+	return func(r *http.Request, _ string) {
+		r.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+		r.Header.Set(mcp.HeaderMethod, "tools/call")
+		if name == "" && r.GetBody != nil {
+			if b, err := r.GetBody(); err == nil {
+				body, _ := io.ReadAll(b)
+				name = gjson.GetBytes(body, "params.name").String()
+			}
+		}
+		r.Header.Set(mcp.HeaderName, name)
+	}
+}
+
+// modernMeta is the _meta of a 2026-07-28 request, with extra members.
+func modernMeta(extra string) string {
+	return `{"` + mcp.MetaKeyProtocolVersion + `":"` + mcp.ProtocolVersion20260728 + `","` + mcp.MetaKeyClientCapabilities + `":{}` +
+		`,"` + mcp.MetaKeyClientInfo + `":{"name":"differ","version":"1"}` + extra + `}`
+}
+
 // FuzzFastCalls is the differential test of fastCalls (DESIGN.md section
 // 9): each request goes to the face with fastCalls and to the same face
 // without it, each in a session of its own that heard of nothing, and the
@@ -229,6 +271,21 @@ func FuzzFastCalls(f *testing.F) {
 	for i, s := range fastSeeds {
 		f.Add(uint8(i%len(fastHeaders)), []byte(s))
 		f.Add(uint8(0), []byte(s))
+	}
+	modern := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calc__echo","arguments":{"a":"<b>"},"_meta":` + modernMeta("") + `}}`,
+		`{"jsonrpc":"2.0","id":"m-2","method":"tools/call","params":{"_meta":` + modernMeta(`,"x":1`) + `,"name":"calc__add","arguments":{"a":1,"b":2}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calc__fail","_meta":` + modernMeta(`,"progressToken":"p"`) + `}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"calc__echo","_meta":{"` + mcp.MetaKeyProtocolVersion + `":"` + mcp.ProtocolVersion20260728 + `"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"calc__echo","_meta":{"` + mcp.MetaKeyProtocolVersion + `":"2025-11-25","` + mcp.MetaKeyClientCapabilities + `":{}}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"calc__echo","_meta":` + strings.Replace(modernMeta(""), "{}", `{"elicitation":{}}`, 1) + `}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"calc__echo","_meta":` + modernMeta("") + `,"task":{}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"_meta":` + modernMeta("") + `}}`,
+	}
+	for _, s := range modern {
+		for v := range fastHeaders {
+			f.Add(uint8(v), []byte(s))
+		}
 	}
 	a := serveApart(f)
 	f.Fuzz(func(t *testing.T, variant uint8, body []byte) {
