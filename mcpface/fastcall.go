@@ -151,8 +151,8 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 
 // fastCall is a tools/call fastCalls answers: its id as encoding/json
 // decodes it (float64 or string) and as it came, the id's key for
-// cancelling, the tool's name and the arguments as sent (nil when none
-// were).
+// cancelling, the tool's name, the arguments as sent (nil when none were),
+// and the params whole and their _meta.
 type fastCall struct {
 	id     any
 	rawID  string
@@ -252,6 +252,9 @@ type callSession struct {
 	caps mcp.ClientCapabilities
 }
 
+// The methods of server.SessionWithClientInfo: a session that is always
+// initialized, hears no notification and has no id.
+
 func (s *callSession) Initialize()                                         {}
 func (s *callSession) Initialized() bool                                   { return true }
 func (s *callSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
@@ -282,7 +285,7 @@ func idOf(v gjson.Result) (id any, key string, ok bool) {
 		if v.Str == "" || len(v.Str) > 128 || v.Raw != `"`+v.Str+`"` || strings.TrimLeft(v.Str, idChars) != "" {
 			return nil, "", false
 		}
-		return v.Str, "s" + v.Str, true
+		return v.Str, v.Str, true
 	}
 	return nil, "", false
 }
@@ -291,8 +294,10 @@ func idOf(v gjson.Result) (id any, key string, ok bool) {
 const idChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:"
 
 // numberKey is the key for cancelling of a call whose id is the number n,
-// whichever way a client writes it.
-func numberKey(n float64) string { return "n" + strconv.FormatFloat(n, 'g', -1, 64) }
+// whichever way a client writes it: as mcp-go keys it (fmt's %v of the
+// id as encoding/json decodes it), so that what cancels a call of mcp-go's
+// cancels one answered here, a string id "1" by the number 1 too.
+func numberKey(n float64) string { return strconv.FormatFloat(n, 'g', -1, 64) }
 
 // cancelledCall returns the id's key of the call a notifications/cancelled
 // body names.
@@ -308,7 +313,7 @@ func cancelledCall(body []byte) (string, bool) {
 	case gjson.Number:
 		return numberKey(r[2].Float()), true
 	case gjson.String:
-		return "s" + r[2].Str, true
+		return r[2].Str, true
 	}
 	return "", false
 }

@@ -156,29 +156,49 @@ func TestFastCalls(t *testing.T) {
 }
 
 // TestFastCallCancelled: a notifications/cancelled ends a call fastCalls
-// answers, with the answer mcp-go gives to one it answers.
+// answers, with the answer mcp-go gives to one it answers, in either era.
 func TestFastCallCancelled(t *testing.T) {
 	a := serveApart(t)
-	var got [2]exchange
-	for i, url := range []string{a.fast, a.slow} {
-		sid := session(t, url)
-		done := make(chan exchange, 1)
-		go func() {
-			done <- post(t, url, sid, "2025-11-25", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"calc__sleep","arguments":{"ms":60000}}}`, nil)
-		}()
-		time.Sleep(200 * time.Millisecond) // the call is with the agent
-		if e := post(t, url, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil); e.status != http.StatusAccepted {
-			t.Fatalf("notifications/cancelled: %d %s", e.status, e.body)
+	for _, era := range []struct {
+		version, meta string
+		edit          func(*http.Request, string)
+	}{
+		{"2025-11-25", "", nil},
+		{mcp.ProtocolVersion20260728, `,"_meta":` + modernMeta(""), modernHeaders("")},
+	} {
+		var got [2]exchange
+		for i, url := range []string{a.fast, a.slow} {
+			sid := session(t, url)
+			edit := func(r *http.Request) {
+				if era.edit != nil {
+					era.edit(r, sid)
+				}
+			}
+			done := make(chan exchange, 1)
+			go func() {
+				done <- post(t, url, sid, era.version, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"calc__sleep","arguments":{"ms":60000}`+era.meta+`}}`, edit)
+			}()
+			time.Sleep(200 * time.Millisecond) // the call is with the agent
+			if e := post(t, url, sid, era.version, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7`+era.meta+`}}`, func(r *http.Request) {
+				if era.edit != nil {
+					r.Header.Set(mcp.HeaderProtocolVersion, era.version)
+				}
+			}); e.status != http.StatusAccepted {
+				t.Fatalf("%s: notifications/cancelled: %d %s", era.version, e.status, e.body)
+			}
+			select {
+			case got[i] = <-done:
+			case <-time.After(wait):
+				t.Fatalf("%s: %s: the cancelled call did not end", era.version, url)
+			}
 		}
-		select {
-		case got[i] = <-done:
-		case <-time.After(wait):
-			t.Fatalf("%s: the cancelled call did not end", url)
+		same(t, era.version+" cancelled", got[0], got[1])
+		if !strings.Contains(string(got[0].body), "context canceled") {
+			t.Fatalf("%s: cancelled call: %s", era.version, got[0].body)
 		}
 	}
-	same(t, "cancelled", got[0], got[1])
-	if !strings.Contains(string(got[0].body), "context canceled") || a.f.answered.Load() != 1 {
-		t.Fatalf("cancelled call: %s (fastCalls answered %d)", got[0].body, a.f.answered.Load())
+	if n := a.f.answered.Load(); n != 2 {
+		t.Fatalf("fastCalls answered %d cancelled calls, want 2", n)
 	}
 }
 
