@@ -23,12 +23,12 @@ type apart struct {
 	fast, slow string // the /mcp URLs
 }
 
-// serveApart serves a bridge whose swarm agent calc offers echo, add, fail
-// and sleep, and waits until the sessions made from now on will hear of
-// nothing (the face has told the sessions of calc's tools).
-func serveApart(tb testing.TB) *apart {
+// serveApart serves a bridge whose swarm agent calc offers tools (of the
+// reference agent's), and waits until the sessions made from now on will
+// hear of nothing (the face has told the sessions of calc's tools).
+func serveApart(tb testing.TB, tools ...string) *apart {
 	l := serve(tb, Options{})
-	l.attach("swarm", "calc", "echo", "add", "fail", "sleep")
+	l.attach("swarm", "calc", tools...)
 	eventually(tb, "calc's tools listed", func() bool { return l.f.entry("calc__echo") != nil })
 	time.Sleep(2 * Coalesce)
 	slow := httptest.NewServer(l.f.sessionful(false))
@@ -139,7 +139,7 @@ func responseOf(e exchange) exchange {
 // with what mcp-go answers; once its session has been sent a notification,
 // mcp-go answers it (as an event stream).
 func TestFastCalls(t *testing.T) {
-	a := serveApart(t)
+	a := serveApart(t, "echo", "fail")
 	c := a.connect("", "2025-11-25")
 	res, err := c.call("calc__echo", map[string]any{"x": 1})
 	if err != nil || res.IsError || text(res) != `{"x":1}` {
@@ -184,7 +184,7 @@ func TestFastCalls(t *testing.T) {
 // TestFastCallCancelled: a notifications/cancelled ends a call fastCalls
 // answers, with the answer mcp-go gives to one it answers, in either era.
 func TestFastCallCancelled(t *testing.T) {
-	a := serveApart(t)
+	a := serveApart(t, "echo", "sleep")
 	for _, era := range []struct {
 		version, meta string
 		edit          func(*http.Request, string)
@@ -333,7 +333,7 @@ func FuzzFastCalls(f *testing.F) {
 			f.Add(uint8(v), []byte(s))
 		}
 	}
-	a := serveApart(f)
+	a := serveApart(f, "echo", "add", "fail") // no sleep: a fuzzed call could wait minutes
 	f.Fuzz(func(t *testing.T, variant uint8, body []byte) {
 		edit := fastHeaders[int(variant)%len(fastHeaders)]
 		var got [2]exchange
