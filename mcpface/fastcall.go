@@ -82,9 +82,14 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		if ok && modern {
 			session, ok = c.modernSession(version, r.Header)
 		} else if ok {
-			session = f.sessions.quiet(sid)
-			terminated, err := f.sessionTable.Validate(sid)
-			ok = session != nil && err == nil && !terminated
+			// A session registered here is one this instance knows: its
+			// Validate asks no other instance.
+			if session = f.sessions.quiet(sid); session != nil {
+				terminated, err := f.sessionTable.Validate(sid)
+				ok = err == nil && !terminated
+			} else {
+				ok = false
+			}
 		}
 		if !ok {
 			if id, cancelled := cancelledCall(body); cancelled {
