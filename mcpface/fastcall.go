@@ -82,8 +82,9 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		if ok && modern {
 			session, ok = c.modernSession(version, r.Header)
 		} else if ok {
-			// A session registered here is one this instance knows: its
-			// Validate asks no other instance.
+			// Only a session mcp-go registered here is validated here: any
+			// other goes to mcp-go, which validates it (asking the
+			// instance that holds it, in a cluster) once.
 			if session = f.sessions.quiet(sid); session != nil {
 				terminated, err := f.sessionTable.Validate(sid)
 				ok = err == nil && !terminated
