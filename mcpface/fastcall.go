@@ -369,9 +369,6 @@ func hostAllowed(r *http.Request) bool {
 // reads it: localhost or a loopback address, with a port or without (then
 // brackets trimmed). Anything it cannot read is not.
 func loopback(hostport string) bool {
-	if strings.HasPrefix(hostport, "127.0.0.1:") || strings.HasPrefix(hostport, "localhost:") {
-		return true
-	}
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = strings.Trim(hostport, "[]")
