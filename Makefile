@@ -150,6 +150,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/logjson
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzFastSchema$$' -fuzztime $(FUZZTIME) ./dialects
+	$(GO) test -run '^$$' -fuzz '^FuzzDoc$$' -fuzztime $(FUZZTIME) ./dialects
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzMembersOf$$' -fuzztime $(FUZZTIME) ./dialects/swarm

@@ -407,18 +407,16 @@ func (s *Session) resolveIDs(dialect string, env *canonical.Envelope) {
 // validates it. A frame that fails both is refused for the decoder's error
 // (with undecoded's envelope to answer), one that only fails validation
 // for its problems, with its envelope. A frame that validates is JSON in
-// UTF-8 (Validate checks that first), and is decoded without checking it
-// again (dialects.DecodeValid).
+// UTF-8 (Validate checks that first), and is decoded without checking or,
+// where the codec can, parsing it again (dialects.ValidateDecode).
 func read(codec dialects.Codec, frame []byte, decodeOnly bool) (*canonical.Envelope, *canonical.Error) {
 	var problems []dialects.Problem
-	if !decodeOnly {
-		problems = codec.Validate(frame)
-	}
 	var env *canonical.Envelope
 	var err error
-	if !decodeOnly && len(problems) == 0 {
-		env, err = dialects.DecodeValid(codec, frame)
-	} else {
+	if !decodeOnly {
+		problems, env, err = dialects.ValidateDecode(codec, frame)
+	}
+	if decodeOnly || len(problems) > 0 {
 		env, err = codec.Decode(frame)
 	}
 	if err != nil {

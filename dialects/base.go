@@ -64,6 +64,21 @@ func (b *Base) StartRules(msg []byte) (root gjson.Result, rules *Rules, ok bool)
 	return CheckRules(msg)
 }
 
+// StartDoc is StartRules that also keeps what the schema's fast path read
+// of a message it vouches for: the Doc's ForEach and Get then read the
+// message's members without parsing them again, for the codec's rules and
+// its DocDecoder alike. The Doc of a message that is not JSON in UTF-8 is
+// nil (ok is false); the caller releases the Doc.
+func (b *Base) StartDoc(msg []byte) (doc *Doc, rules *Rules, ok bool) {
+	if fast := b.schema.VouchDoc(msg); fast != nil {
+		return newDoc(msg, fast), &Rules{vouched: true}, true
+	}
+	if _, rules, ok = CheckRules(msg); !ok {
+		return nil, rules, false
+	}
+	return newDoc(msg, nil), rules, true
+}
+
 // FinishRules ends a codec's Validate begun with StartRules: the problems
 // its rules recorded, and the schema's on other paths (MergeProblems).
 func (b *Base) FinishRules(rules *Rules, msg []byte) []Problem {

@@ -43,6 +43,50 @@ func DecodeValid(c Codec, msg []byte) (*canonical.Envelope, error) {
 	return c.Decode(msg)
 }
 
+// DocValidator is a codec whose Validate can hand over the message as it
+// read it, for its DocDecoder to decode without parsing it again.
+type DocValidator interface {
+	// ValidateDoc is Validate that also returns, when it finds nothing
+	// wrong, the message as it read it (Base.StartDoc); nil otherwise.
+	// The caller releases the Doc.
+	ValidateDoc(msg []byte) ([]Problem, *Doc)
+}
+
+// DocDecoder is a Decoder that can also decode a message from the Doc its
+// codec's ValidateDoc read.
+type DocDecoder interface {
+	// DecodeDoc decodes the message d holds, whose root is a JSON object,
+	// as DecodeRoot decodes its root.
+	DecodeDoc(d *Doc) (*canonical.Envelope, error)
+}
+
+// ValidateDecode validates msg with c and, when c finds nothing wrong,
+// decodes it as DecodeValid does, reading it once where c can
+// (DocValidator and DocDecoder). It returns the problems, or the envelope
+// and the decoder's error.
+func ValidateDecode(c Codec, msg []byte) ([]Problem, *canonical.Envelope, error) {
+	dv, validates := c.(DocValidator)
+	dd, decodes := c.(DocDecoder)
+	if !validates || !decodes {
+		if problems := c.Validate(msg); len(problems) > 0 {
+			return problems, nil, nil
+		}
+		env, err := DecodeValid(c, msg)
+		return nil, env, err
+	}
+	problems, d := dv.ValidateDoc(msg)
+	defer d.Release()
+	if len(problems) > 0 {
+		return problems, nil, nil
+	}
+	if !d.Root().IsObject() {
+		env, err := c.Decode(msg)
+		return nil, env, err
+	}
+	env, err := dd.DecodeDoc(d)
+	return nil, env, err
+}
+
 // Encoder writes a canonical envelope as one message of a dialect.
 type Encoder interface {
 	// Encode appends the message to dst. What the dialect cannot hold is

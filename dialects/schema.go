@@ -90,6 +90,17 @@ func (s *Schema) Vouches(msg []byte) bool {
 	return s.Err() == nil && s.fast.Check(msg) == schemafast.Valid
 }
 
+// VouchDoc is Vouches that also returns what the fast path read of a
+// message it finds valid, for reading the message without parsing it again
+// (Doc); nil when it does not vouch for msg. The caller releases it.
+func (s *Schema) VouchDoc(msg []byte) *schemafast.Doc {
+	if s.Err() != nil {
+		return nil
+	}
+	_, d := s.fast.CheckDoc(msg)
+	return d
+}
+
 // Check validates msg and returns each failing leaf as a Problem located by
 // dotted JSON path, sorted by path.
 func (s *Schema) Check(msg []byte) []Problem {

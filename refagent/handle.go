@@ -37,11 +37,8 @@ func (a *Agent) Handle(frame []byte) [][]byte {
 // reply, an event) is logged and taken as it decodes.
 func (a *Agent) receive(frame []byte) (env *canonical.Envelope, refusal [][]byte) {
 	a.observe(Received, frame)
-	problems := a.codec.Validate(frame)
-	var err error
-	if len(problems) == 0 {
-		env, err = dialects.DecodeValid(a.codec, frame) // checked as JSON once, as the bridge reads
-	} else {
+	problems, env, err := dialects.ValidateDecode(a.codec, frame) // read once, as the bridge reads
+	if len(problems) > 0 {
 		env, err = a.codec.Decode(frame)
 	}
 	if err != nil {

@@ -73,18 +73,27 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message d holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(d *dialects.Doc) (*canonical.Envelope, error) { return c.decode(d, d.Root()) }
+
+// decode decodes the message whose root object is root, reading it with d
+// (nil: gjson alone).
+func (c *Codec) decode(d *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
 	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
 	var top, hdr header
 	var hdrObj, body gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(root, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "header":
 			hdrObj, err = v, c.Read.Object("header", v)
 		case "body":
 			body, err = v, c.Read.Object("body", v)
 		case "trace":
-			err = c.decodeTrace(env, v)
+			err = c.decodeTrace(d, env, v)
 		default:
 			if i := headerIndex(k.Str); i >= 0 {
 				top[i] = v
@@ -102,7 +111,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	h, paths, corrPath := &top, &headerKeys, headerKeys[hCorrelationID]
 	if hdrObj.Exists() {
 		h, paths, corrPath = &hdr, &headerPaths, headerPaths[hCorrelationID]
-		hdrObj.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(hdrObj, func(k, v gjson.Result) bool {
 			if i := headerIndex(k.Str); i >= 0 {
 				hdr[i] = v
 			} else {
@@ -134,11 +143,11 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	}
 	switch env.Act {
 	case canonical.ActResult, canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
-		err = c.decodeResponse(env, body, &l)
+		err = c.decodeResponse(d, env, body, &l)
 	case canonical.ActEvent:
-		err = c.decodeEvent(env, body)
+		err = c.decodeEvent(d, env, body)
 	default:
-		err = c.decodeRequest(env, body)
+		err = c.decodeRequest(d, env, body)
 	}
 	if err != nil {
 		return nil, err
@@ -232,13 +241,13 @@ func (c *Codec) decodePriority(env *canonical.Envelope, path string, v gjson.Res
 }
 
 // decodeTrace reads the trace object (spec section 2.1).
-func (c *Codec) decodeTrace(env *canonical.Envelope, v gjson.Result) error {
+func (c *Codec) decodeTrace(d *dialects.Doc, env *canonical.Envelope, v gjson.Result) error {
 	if err := c.Read.Object("trace", v); err != nil {
 		return err
 	}
 	empty := true
 	var err error
-	v.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(v, func(k, v gjson.Result) bool {
 		empty = false
 		var id *string
 		switch k.Str {

@@ -10,11 +10,11 @@ import (
 
 // decodeRequest reads a REQUEST body: an action with its payload, or one of
 // the capability registry's operations. body may be absent.
-func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error {
+func (c *Codec) decodeRequest(d *dialects.Doc, env *canonical.Envelope, body gjson.Result) error {
 	var action string
 	var payload gjson.Result
 	var err error
-	body.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(body, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "action":
 			action, err = c.Read.String("body.action", v, false)
@@ -34,7 +34,7 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error 
 	case env.Act == canonical.ActRequest && action == actionRegister:
 		env.Act = canonical.ActInformCapabilities
 		if payload.Exists() {
-			return c.decodeRegistration(env, payload)
+			return c.decodeRegistration(d, env, payload)
 		}
 	case env.Act == canonical.ActRequest && action == actionFind:
 		env.Act = canonical.ActQueryCapabilities
@@ -49,14 +49,14 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, body gjson.Result) error 
 // decodeRegistration reads the Agent a registry.register request carries
 // (spec section 3.2). It is kept whole as Capabilities.Raw; the agent's name
 // and one tool per capability action are lifted out.
-func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) error {
+func (c *Codec) decodeRegistration(d *dialects.Doc, env *canonical.Envelope, agent gjson.Result) error {
 	const at = "body.payload"
 	if err := c.Read.Object(at, agent); err != nil {
 		return err
 	}
 	caps := &canonical.Capabilities{Raw: canonical.JSON(agent.Raw), Dialect: Name}
 	var err error
-	agent.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(agent, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			env.Sender.Name, err = c.Read.String(at+".name", v, false)
@@ -65,8 +65,8 @@ func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) 
 				return false
 			}
 			i := 0
-			v.ForEach(func(_, cp gjson.Result) bool {
-				caps.Tools, err = c.decodeCapability(caps.Tools, at+".capabilities."+strconv.Itoa(i), cp)
+			d.ForEach(v, func(_, cp gjson.Result) bool {
+				caps.Tools, err = c.decodeCapability(d, caps.Tools, at+".capabilities."+strconv.Itoa(i), cp)
 				i++
 				return err == nil
 			})
@@ -78,14 +78,14 @@ func (c *Codec) decodeRegistration(env *canonical.Envelope, agent gjson.Result) 
 }
 
 // decodeCapability appends a tool for each action of one Capability.
-func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Result) ([]canonical.Tool, error) {
+func (c *Codec) decodeCapability(d *dialects.Doc, tools []canonical.Tool, at string, cp gjson.Result) ([]canonical.Tool, error) {
 	if err := c.Read.Object(at, cp); err != nil {
 		return tools, err
 	}
 	first := len(tools)
 	var name string
 	var err error
-	cp.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(cp, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			name, err = c.Read.String(at+".name", v, false)
@@ -94,7 +94,7 @@ func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Res
 				return false
 			}
 			j := 0
-			v.ForEach(func(_, a gjson.Result) bool {
+			d.ForEach(v, func(_, a gjson.Result) bool {
 				var action string
 				action, err = c.Read.String(at+".actions."+strconv.Itoa(j), a, false)
 				tools = append(tools, canonical.Tool{Name: action})
@@ -116,9 +116,9 @@ func (c *Codec) decodeCapability(tools []canonical.Tool, at string, cp gjson.Res
 // is a failure too. An ERROR or TIMEOUT with no error object (absent or
 // null) but a non-null result is a failed result: act result, outcome
 // failure (the work was done and its goal not met).
-func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *layout) error {
+func (c *Codec) decodeResponse(d *dialects.Doc, env *canonical.Envelope, body gjson.Result, l *layout) error {
 	var status, result, errv gjson.Result
-	body.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(body, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
 			status = v
@@ -170,7 +170,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 	env.Act = canonical.ActFailure
 	e := &canonical.Error{}
 	if errObj {
-		if err := c.decodeError(env, e, errv); err != nil {
+		if err := c.decodeError(d, env, e, errv); err != nil {
 			return err
 		}
 	}
@@ -197,9 +197,9 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, body gjson.Result, l *la
 
 // decodeError reads body.error (spec section 9.2). Error codes are an open
 // vocabulary: an unknown code is kept as the source's word.
-func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson.Result) error {
+func (c *Codec) decodeError(d *dialects.Doc, env *canonical.Envelope, e *canonical.Error, v gjson.Result) error {
 	var err error
-	v.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(v, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "code":
 			err = c.Read.ReadErrorWord(env, e, c.Errors, "body.error", k, v)
@@ -223,9 +223,9 @@ func (c *Codec) decodeError(env *canonical.Envelope, e *canonical.Error, v gjson
 }
 
 // decodeEvent reads a PUBLISH or BROADCAST body: the event's name and data.
-func (c *Codec) decodeEvent(env *canonical.Envelope, body gjson.Result) error {
+func (c *Codec) decodeEvent(d *dialects.Doc, env *canonical.Envelope, body gjson.Result) error {
 	var err error
-	body.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(body, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "event":
 			env.Operation.Name, err = c.Read.String("body.event", v, false)

@@ -12,22 +12,31 @@ import (
 // that a schema cannot say as plainly: what a RESPONSE must carry and where
 // PUBLISH and BROADCAST may go.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
 	add := rules.Add
+	root := d.Root()
 	h, prefix := root, ""
-	if hdr := root.Get("header"); hdr.IsObject() {
+	if hdr := d.Get(root, "header"); hdr.IsObject() {
 		h, prefix = hdr, "header."
 	}
-	msgType := h.Get("type").Str
+	msgType := d.Get(h, "type").Str
 	act, _ := c.Acts.Canonical(msgType)
 	switch canonical.Act(act) {
 	case canonical.ActResult, canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
-		c.validateResponse(root, h, prefix, add)
+		c.validateResponse(d, root, h, prefix, add)
 	}
-	dest := h.Get("destination")
+	dest := d.Get(h, "destination")
 	switch {
 	case msgType == typePublish && dest.Str == destinationAll:
 		add(prefix+"destination", "a PUBLISH goes to a topic (%q) or an agent; %q is for BROADCAST", topicPrefix+"<name>", destinationAll)
@@ -36,21 +45,26 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 	case msgType == typeBroadcast && dest.Exists() && dest.Str != destinationAll:
 		add(prefix+"destination", "a BROADCAST goes to all agents: must be %q, got %s", destinationAll, dest.Raw)
 	}
-	return c.FinishRules(rules, msg)
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // validateResponse checks that a RESPONSE names the request it answers and
 // its status, and that an error status comes with an error (code and
 // message) or, for a failed result, with a result.
-func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(path, format string, args ...any)) {
-	corr := h.Get("correlationId")
+func (c *Codec) validateResponse(d *dialects.Doc, root, h gjson.Result, prefix string, add func(path, format string, args ...any)) {
+	corr := d.Get(h, "correlationId")
 	if prefix != "" && !corr.Exists() {
-		corr = root.Get("correlationId")
+		corr = d.Get(root, "correlationId")
 	}
 	if corr.Type != gjson.String || corr.Str == "" {
 		add(prefix+"correlationId", "a RESPONSE must carry the correlationId of the request it answers (in the header or at the top level)")
 	}
-	status := root.Get("body.status")
+	body := d.Get(root, "body")
+	status := d.Get(body, "status")
 	if !status.Exists() {
 		add("body.status", "a RESPONSE needs a status (one of %s)", strings.Join(c.Outcomes.Words(), ", "))
 		return
@@ -58,16 +72,16 @@ func (c *Codec) validateResponse(root, h gjson.Result, prefix string, add func(p
 	if o, ok := c.Outcomes.Canonical(status.Str); !ok || canonical.Outcome(o) != canonical.OutcomeFailure {
 		return
 	}
-	e := root.Get("body.error")
+	e := d.Get(body, "error")
 	if !e.IsObject() {
 		// No error object: a failed result, if there is a result.
-		if r := root.Get("body.result"); !r.Exists() || r.Type == gjson.Null {
+		if r := d.Get(body, "result"); !r.Exists() || r.Type == gjson.Null {
 			add("body.error", "a %s response needs an error with code and message, or a result (a failed result)", status.Str)
 		}
 		return
 	}
 	for _, k := range []string{"code", "message"} {
-		if !e.Get(k).Exists() {
+		if !d.Get(e, k).Exists() {
 			add("body.error."+k, "a %s response's error needs a %s", status.Str, k)
 		}
 	}

@@ -553,10 +553,17 @@ func Fuzz(f *testing.F, c dialects.Codec) {
 
 // checkDecodeValid checks, for a msg that Validate finds nothing wrong
 // with, that it is JSON in UTF-8 (so that dialects.DecodeValid may skip that
-// check) and that DecodeValid reads it as Decode does.
+// check) and that DecodeValid and ValidateDecode (which reads it once for
+// the codec's rules and decoder, where the codec can) read it as Decode
+// does; for any other msg, that ValidateDecode finds what Validate finds.
 func checkDecodeValid(t *testing.T, c dialects.Codec, msg []byte) {
 	t.Helper()
-	if len(c.Validate(msg)) != 0 {
+	problems := c.Validate(msg)
+	both, env, err := dialects.ValidateDecode(c, msg)
+	if !reflect.DeepEqual(both, problems) {
+		t.Fatalf("ValidateDecode finds %v, Validate %v\n%q", both, problems, msg)
+	}
+	if len(problems) != 0 {
 		return
 	}
 	if e := dialects.CheckInput(c.Name(), msg); e != nil {
@@ -566,6 +573,9 @@ func checkDecodeValid(t *testing.T, c dialects.Codec, msg []byte) {
 	got, gerr := dialects.DecodeValid(c, msg)
 	if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(got, want) {
 		t.Fatalf("DecodeValid differs from Decode:\n got %+v, %v\nwant %+v, %v", got, gerr, want, werr)
+	}
+	if fmt.Sprint(werr) != fmt.Sprint(err) || !reflect.DeepEqual(env, want) {
+		t.Fatalf("ValidateDecode differs from Decode:\n got %+v, %v\nwant %+v, %v", env, err, want, werr)
 	}
 }
 

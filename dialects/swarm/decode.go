@@ -22,6 +22,15 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message d holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(d *dialects.Doc) (*canonical.Envelope, error) { return c.decode(d, d.Root()) }
+
+// decode decodes the message whose root object is root, reading it with d
+// (nil: gjson alone).
+func (c *Codec) decode(d *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
 	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
 	var msgType, correlation string
@@ -40,7 +49,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 			}
 		}
 	}
-	root.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(root, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "message_id":
 			text(k, v, absMessageID, &env.ID)
@@ -110,7 +119,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 		}
 	}
 	if payload.Exists() {
-		if lay, err = c.decodePayload(env, msgType, payload, lay); err != nil {
+		if lay, err = c.decodePayload(d, env, msgType, payload, lay); err != nil {
 			return nil, err
 		}
 	}
@@ -133,7 +142,7 @@ func (c *Codec) decodePriority(env *canonical.Envelope, v gjson.Result) error {
 
 // decodePayload reads the payload of a message type, noting in lay the
 // members the encoder writes that the payload lacks.
-func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload gjson.Result, lay layout) (layout, error) {
+func (c *Codec) decodePayload(d *dialects.Doc, env *canonical.Envelope, msgType string, payload gjson.Result, lay layout) (layout, error) {
 	var err error
 	// text reads a payload string member into dst, as Decode's text does.
 	text := func(k, v gjson.Result, bit layout, dst *string) {
@@ -148,7 +157,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 	switch msgType {
 	case typeRequest:
 		lay |= absToolName
-		payload.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(payload, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "tool_name":
 				text(k, v, absToolName, &env.Operation.Name)
@@ -171,7 +180,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 		})
 	case typeResponse:
 		lay |= absSuccess | absResult | absError
-		payload.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(payload, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "success":
 				var ok bool
@@ -213,7 +222,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 		lay |= absErrorMessage
 		e := &canonical.Error{}
 		env.Error = e
-		payload.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(payload, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "error_code":
 				err = c.Read.ReadErrorWord(env, e, c.Errors, "payload", k, v)
@@ -232,7 +241,7 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 		})
 	case typeNotification:
 		lay |= absEventType
-		payload.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(payload, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "event_type":
 				text(k, v, absEventType, &env.Operation.Name)
@@ -244,17 +253,17 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, payload g
 			return err == nil
 		})
 	case typeHandshakeRequest, typeHandshakeResponse:
-		err = c.decodeCapabilities(env, payload)
+		err = c.decodeCapabilities(d, env, payload)
 	}
 	return lay, err
 }
 
 // decodeCapabilities reads an AgentCapabilities payload. The payload is kept
 // whole as Capabilities.Raw; tools and the agent's name are lifted out.
-func (c *Codec) decodeCapabilities(env *canonical.Envelope, payload gjson.Result) error {
+func (c *Codec) decodeCapabilities(d *dialects.Doc, env *canonical.Envelope, payload gjson.Result) error {
 	caps := &canonical.Capabilities{Raw: canonical.JSON(payload.Raw), Dialect: Name}
 	var err error
-	payload.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(payload, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "agent_name":
 			env.Sender.Name, err = c.Read.String("payload.agent_name", v, false)
@@ -263,7 +272,7 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, payload gjson.Result
 				return false
 			}
 			i := 0
-			v.ForEach(func(_, t gjson.Result) bool {
+			d.ForEach(v, func(_, t gjson.Result) bool {
 				var name string
 				name, err = c.Read.String("payload.tools."+strconv.Itoa(i), t, false)
 				caps.Tools = append(caps.Tools, canonical.Tool{Name: name})

@@ -8,12 +8,20 @@ import (
 // Validate checks msg against the swarm schema and the rules of the upstream
 // validator that a schema cannot say as plainly.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
 	add := rules.Add
-	m := membersOf(root)
+	m := membersOf(d, d.Root())
 	msgType := m.messageType.Str
 	if (msgType == typeRequest || msgType == typeResponse) && (!m.receiver.Exists() || m.receiver.Type == gjson.Null) {
 		add("receiver_id", "a %s needs a receiver; only notifications and errors may be sent to all", msgType)
@@ -24,11 +32,15 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 		}
 	}
 	if msgType == typeRequest {
-		if t := m.payload.Get("timeout"); t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
+		if t := d.Get(m.payload, "timeout"); t.Type == gjson.Number && (t.Num < minTimeout || t.Num > maxTimeout) {
 			add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
 		}
 	}
-	return c.FinishRules(rules, msg)
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // members are the top-level members Validate's rules read, each the first
@@ -41,11 +53,11 @@ type members struct {
 // pass from the start for each. It stops once it has them all, or all but
 // the payload of a message that is no request (only a request's timeout is
 // read): in the usual order, before the payload.
-func membersOf(root gjson.Result) members {
+func membersOf(d *dialects.Doc, root gjson.Result) members {
 	var m members
 	const typ, recv, corr, payload = 1, 2, 4, 8
 	var seen int
-	root.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(root, func(k, v gjson.Result) bool {
 		var bit int
 		var into *gjson.Result
 		switch k.Str {

@@ -26,7 +26,7 @@ var membersCases = []string{
 func TestMembersOf(t *testing.T) {
 	for _, msg := range membersCases {
 		root := gjson.Parse(msg)
-		m := membersOf(root)
+		m := membersOf(nil, root)
 		for _, f := range []struct {
 			path      string
 			got, want gjson.Result
@@ -57,7 +57,7 @@ func FuzzMembersOf(f *testing.F) {
 		if !root.IsObject() || !gjson.Valid(msg) {
 			return
 		}
-		m := membersOf(root)
+		m := membersOf(nil, root)
 		if got, want := m.messageType, root.Get("message_type"); got.Raw != want.Raw {
 			t.Fatalf("%s: message_type %q, root.Get %q", msg, got.Raw, want.Raw)
 		}
@@ -88,7 +88,7 @@ func BenchmarkMembersOf(b *testing.B) {
 	})
 	b.Run("membersOf", func(b *testing.B) {
 		for b.Loop() {
-			_ = membersOf(root)
+			_ = membersOf(nil, root)
 		}
 	})
 }

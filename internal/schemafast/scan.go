@@ -30,15 +30,18 @@ const (
 type token struct {
 	kind kind
 	// esc marks a string whose raw text has escapes; inArena one whose
-	// text has been read into the pass's arena, at [start, end).
+	// text has been read into the pass's arena, at the pass's
+	// unescaped[n].
 	esc, inArena bool
-	// start and end delimit a string's raw text between its quotes or a
-	// number's raw text, in the message.
+	// start and end delimit a value's text in the message: a string's
+	// between its quotes, a number's or a literal's, an array's or
+	// object's from its opening bracket to past its closing one.
 	start, end int32
 	// next is the index of the token after this value and all of its
 	// contents.
 	next int32
-	// n is how many members or items an object or array has.
+	// n is how many members or items an object or array has; for a string
+	// in the arena, the index of its place there.
 	n int32
 }
 
@@ -101,7 +104,7 @@ func (p *pass) scanLiteral(i int, word string, k kind) (int, bool) {
 	if len(p.msg)-i < len(word) || string(p.msg[i:i+len(word)]) != word {
 		return i, false
 	}
-	p.push(k, false, 0, 0)
+	p.push(k, false, int32(i), int32(i+len(word)))
 	return i + len(word), true
 }
 
@@ -143,7 +146,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 		return i, false
 	}
 	msg := p.msg
-	at := p.push(kindArray, false, 0, 0)
+	at := p.push(kindArray, false, int32(i), 0)
 	i = jsonvalid.SkipSpace(msg, i+1)
 	n := int32(0)
 	if i < len(msg) && msg[i] == ']' {
@@ -170,6 +173,7 @@ func (p *pass) scanArray(i, depth int) (int, bool) {
 		}
 	}
 	p.toks[at].n = n
+	p.toks[at].end = int32(i)
 	p.toks[at].next = int32(len(p.toks))
 	return i, true
 }
@@ -180,7 +184,7 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 		return i, false
 	}
 	msg := p.msg
-	at := p.push(kindObject, false, 0, 0)
+	at := p.push(kindObject, false, int32(i), 0)
 	i = jsonvalid.SkipSpace(msg, i+1)
 	mark := len(p.names)
 	if i < len(msg) && msg[i] == '}' {
@@ -224,6 +228,7 @@ func (p *pass) scanObject(i, depth int) (int, bool) {
 	}
 	p.names, p.prints = p.names[:mark], p.prints[:mark]
 	p.toks[at].n = int32(n)
+	p.toks[at].end = int32(i)
 	p.toks[at].next = int32(len(p.toks))
 	return i, true
 }
@@ -296,7 +301,9 @@ func (p *pass) escaped(t *token) []byte {
 	if !t.inArena {
 		start := len(p.arena)
 		p.arena = unescape(p.arena, p.msg[t.start:t.end])
-		t.inArena, t.start, t.end = true, int32(start), int32(len(p.arena))
+		t.inArena, t.n = true, int32(len(p.unescaped))
+		p.unescaped = append(p.unescaped, [2]int32{int32(start), int32(len(p.arena))})
 	}
-	return p.arena[t.start:t.end]
+	at := p.unescaped[t.n]
+	return p.arena[at[0]:at[1]]
 }

@@ -61,20 +61,46 @@ const maxPooled = 1 << 16
 // strings with escapes, and the member names of the open objects with
 // their fingerprints.
 type pass struct {
-	msg    []byte
-	toks   []token
-	arena  []byte
-	names  [][]byte
-	prints []uint64
-	sorted []printAt
+	msg   []byte
+	toks  []token
+	arena []byte
+	// unescaped places the strings read into the arena: [start, end).
+	unescaped [][2]int32
+	names     [][]byte
+	prints    []uint64
+	sorted    []printAt
 	// fail is the verdict of a scan that stops early.
 	fail Verdict
 }
 
 // Check returns whether msg is valid under the schema, or Unknown.
 func (v *Validator) Check(msg []byte) Verdict {
+	r, p := v.check(msg)
+	if p != nil {
+		v.done(p)
+	}
+	return r
+}
+
+// CheckDoc is Check that, for a message it finds Valid, also returns the
+// message as it read it, for reading its values without parsing it again
+// (Doc). The caller releases the Doc.
+func (v *Validator) CheckDoc(msg []byte) (Verdict, *Doc) {
+	r, p := v.check(msg)
+	if r != Valid {
+		if p != nil {
+			v.done(p)
+		}
+		return r, nil
+	}
+	return r, &Doc{p: p, v: v}
+}
+
+// check checks msg in a pass from the pool, and returns the pass (nil when
+// it took none).
+func (v *Validator) check(msg []byte) (Verdict, *pass) {
 	if v.root.unknown {
-		return Unknown
+		return Unknown, nil
 	}
 	p, _ := v.passes.Get().(*pass)
 	if p == nil {
@@ -84,13 +110,17 @@ func (v *Validator) Check(msg []byte) Verdict {
 	if r == Valid {
 		r = p.eval(v.root, 0)
 	}
+	return r, p
+}
+
+// done gives p back to the pool, unless it grew past maxPooled.
+func (v *Validator) done(p *pass) {
 	p.msg = nil
 	if cap(p.toks) > maxPooled || cap(p.arena) > maxPooled {
-		return r
+		return
 	}
-	p.toks, p.arena = p.toks[:0], p.arena[:0]
+	p.toks, p.arena, p.unescaped = p.toks[:0], p.arena[:0], p.unescaped[:0]
 	clear(p.names[:cap(p.names)])
 	p.names, p.prints, p.sorted = p.names[:0], p.prints[:0], p.sorted[:0]
 	v.passes.Put(p)
-	return r
 }
