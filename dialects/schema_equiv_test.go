@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/dialects/dialecttest"
 	"github.com/tidwall/gjson"
 )
 
@@ -203,28 +203,12 @@ func manyMembers(n int, dup bool) string {
 	return b.String()
 }
 
-// normalised returns problems with the property names of every
-// "additional properties ... not allowed" sorted: jsonschema lists them in
-// map order, which differs from run to run.
-func normalised(problems []dialects.Problem) []dialects.Problem {
-	const head, tail = "additional properties ", " not allowed"
-	out := slices.Clone(problems)
-	for i, p := range out {
-		if strings.HasPrefix(p.Message, head) && strings.HasSuffix(p.Message, tail) {
-			names := strings.Split(strings.TrimSuffix(strings.TrimPrefix(p.Message, head), tail), ", ")
-			sort.Strings(names)
-			out[i].Message = head + strings.Join(names, ", ") + tail
-		}
-	}
-	return out
-}
-
 // compareCheck fails t unless Check gives what CheckBefore gives for msg.
 func compareCheck(t *testing.T, what string, s *dialects.Schema, msg []byte) {
 	t.Helper()
 	want := dialects.CheckBefore(s, msg)
 	got := s.Check(msg)
-	if !reflect.DeepEqual(got, want) && !reflect.DeepEqual(normalised(got), normalised(want)) {
+	if !reflect.DeepEqual(got, want) && !reflect.DeepEqual(dialecttest.Normalised(got), dialecttest.Normalised(want)) {
 		t.Errorf("%s, %s schema:\n got %#v\nwant %#v\nmessage: %.300s", what, s.Dialect, got, want, msg)
 	}
 }
