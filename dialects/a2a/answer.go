@@ -17,7 +17,7 @@ func (d *decoder) answer(result gjson.Result) error {
 	}
 	var key string
 	for _, k := range [...]string{"task", "message", "statusUpdate", "artifactUpdate"} {
-		if result.Get(k).Exists() {
+		if d.doc.Get(result, k).Exists() {
 			key = k
 			break
 		}
@@ -25,14 +25,14 @@ func (d *decoder) answer(result gjson.Result) error {
 	switch {
 	case key == "artifactUpdate":
 		return d.c.Read.Errorf("result.artifactUpdate", "an artifact update is not an answer the a2a dialect translates (a task, a message or a status update is)")
-	case key == "" && result.Get("status").Exists():
+	case key == "" && d.doc.Get(result, "status").Exists():
 		d.f.shape = shapeBare
 		return d.task("result", result)
 	case key == "":
 		return d.c.Read.Errorf("result", "an answer holds a task, a message or a statusUpdate, or is a task (id, contextId, status)")
 	}
 	var err error
-	result.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(result, func(k, v gjson.Result) bool {
 		if k.Str != key {
 			d.keep("result", k, v)
 			return true
@@ -62,7 +62,7 @@ func (d *decoder) task(path string, v gjson.Result) error {
 	env := d.env
 	var status, artifacts gjson.Result
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			err = d.text(path, k, m, &env.TaskID)
@@ -71,7 +71,7 @@ func (d *decoder) task(path string, v gjson.Result) error {
 		case "status":
 			status = m
 		case "artifacts":
-			if err = d.c.checkArtifacts(path+".artifacts", m); err == nil {
+			if err = d.c.checkArtifacts(d.doc, path+".artifacts", m); err == nil {
 				artifacts = m
 			}
 		case "metadata":
@@ -108,7 +108,7 @@ func (d *decoder) statusUpdate(v gjson.Result) error {
 	env := d.env
 	var status gjson.Result
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "taskId":
 			err = d.text(path, k, m, &env.TaskID)
@@ -146,7 +146,7 @@ func (d *decoder) status(parent string, v gjson.Result) error {
 	var state string
 	var msg gjson.Result
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "state":
 			state, err = d.c.Read.String(path+".state", m, false)
@@ -206,10 +206,10 @@ func (d *decoder) states() []string {
 func (d *decoder) statusMessage(path string, m gjson.Result) error {
 	var parts gjson.Result
 	var err error
-	m.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(m, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "parts":
-			if err = d.c.checkParts(path+".parts", v); err == nil {
+			if err = d.c.checkParts(d.doc, path+".parts", v); err == nil {
 				parts = v
 			}
 		case "role":
@@ -230,7 +230,7 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 		return err
 	}
 	inputs := d.env.Act == canonical.ActNeedsInput
-	c, ok := statusParts(parts)
+	c, ok := statusParts(d.doc, parts)
 	var code, details string
 	if ok && c.data != "" {
 		switch {
@@ -246,7 +246,7 @@ func (d *decoder) statusMessage(path string, m gjson.Result) error {
 		// nothing of the error's code or details.
 		dialects.Keep(d.env, Name, path, "parts", parts.Raw)
 		c, code, details = content{}, "", ""
-		c.add(parts)
+		c.add(d.doc, parts)
 	}
 	switch {
 	case d.env.Act.IsError():
@@ -296,25 +296,25 @@ func btoi(b bool) int {
 	return 0
 }
 
-// checkArtifacts type-checks a task's artifacts at path.
-func (c *Codec) checkArtifacts(path string, v gjson.Result) error {
+// checkArtifacts type-checks a task's artifacts at path, reading v with doc.
+func (c *Codec) checkArtifacts(doc *dialects.Doc, path string, v gjson.Result) error {
 	if err := c.Read.Array(path, v); err != nil {
 		return err
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, a gjson.Result) bool {
+	doc.ForEach(v, func(_, a gjson.Result) bool {
 		at := path + "." + strconv.Itoa(i)
 		i++
 		if err = c.Read.Object(at, a); err != nil {
 			return false
 		}
-		a.ForEach(func(k, m gjson.Result) bool {
+		doc.ForEach(a, func(k, m gjson.Result) bool {
 			switch k.Str {
 			case "artifactId", "name", "description":
 				_, err = c.Read.StringAt(at, k.Str, m, false)
 			case "parts":
-				err = c.checkParts(at+".parts", m)
+				err = c.checkParts(doc, at+".parts", m)
 			case "metadata":
 				err = c.Read.Object(at+".metadata", m)
 			case "extensions":
@@ -337,10 +337,10 @@ func (d *decoder) artifacts(parent string, v gjson.Result) {
 		return
 	}
 	if arr := v.Array(); len(arr) == 1 {
-		if x, ok := soleData(arr[0].Get("parts")); ok {
+		if x, ok := soleData(d.doc, d.doc.Get(arr[0], "parts")); ok {
 			d.env.Result = x
 			at := parent + ".artifacts.0"
-			arr[0].ForEach(func(k, m gjson.Result) bool {
+			d.doc.ForEach(arr[0], func(k, m gjson.Result) bool {
 				if k.Str != "parts" {
 					d.keep(at, k, m)
 				}
@@ -350,15 +350,15 @@ func (d *decoder) artifacts(parent string, v gjson.Result) {
 		}
 	}
 	dialects.Keep(d.env, Name, parent, "artifacts", v.Raw)
-	d.env.Result = resultOf(v)
+	d.env.Result = resultOf(d.doc, v)
 }
 
 // resultOf is the result a list of artifacts holds: the first data part of
-// any, else their text parts joined.
-func resultOf(artifacts gjson.Result) canonical.JSON {
+// any, else their text parts joined. It reads the list with doc.
+func resultOf(doc *dialects.Doc, artifacts gjson.Result) canonical.JSON {
 	var c content
-	artifacts.ForEach(func(_, a gjson.Result) bool {
-		c.add(a.Get("parts"))
+	doc.ForEach(artifacts, func(_, a gjson.Result) bool {
+		c.add(doc, doc.Get(a, "parts"))
 		return true
 	})
 	return c.value()
@@ -382,7 +382,7 @@ func (d *decoder) messageAnswer(m gjson.Result) error {
 	env.Act = canonical.ActResult
 	env.Origin.SetWord(canonical.KindAct, wordMessage)
 	var err error
-	m.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(m, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "messageId":
 			// The message's own id: an answer's id in canonical terms
@@ -400,16 +400,16 @@ func (d *decoder) messageAnswer(m gjson.Result) error {
 				d.keep(path, k, v)
 			}
 		case "parts":
-			if err = d.c.checkParts(path+".parts", v); err != nil {
+			if err = d.c.checkParts(d.doc, path+".parts", v); err != nil {
 				break
 			}
-			if x, ok := soleData(v); ok {
+			if x, ok := soleData(d.doc, v); ok {
 				env.Result = x
 				break
 			}
 			d.keep(path, k, v)
 			var c content
-			c.add(v)
+			c.add(d.doc, v)
 			env.Result = c.value()
 		case "metadata":
 			if err = d.c.Read.Object(path+".metadata", v); err == nil {
@@ -447,7 +447,7 @@ func (d *decoder) errorObject(v gjson.Result) error {
 	env.Error, d.f.shape = e, shapeError
 	var code gjson.Result
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "code":
 			code = m

@@ -17,11 +17,12 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 	return c.DecodeRoot(root)
 }
 
-// decoder reads one frame into env.
+// decoder reads one frame into env, with doc (nil: gjson alone).
 type decoder struct {
 	c   *Codec
 	env *canonical.Envelope
 	f   form
+	doc *dialects.Doc
 }
 
 // keep keeps the member k (value v) of the object at parent as an Extra.
@@ -46,11 +47,22 @@ func (d *decoder) text(parent string, k, v gjson.Result, dst *string) error {
 // DecodeRoot decodes the frame whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
-	d := &decoder{c: c, env: &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}}
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the frame doc holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(doc *dialects.Doc) (*canonical.Envelope, error) {
+	return c.decode(doc, doc.Root())
+}
+
+// decode decodes the frame whose root object is root, reading it with doc
+// (nil: gjson alone).
+func (c *Codec) decode(doc *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
+	d := &decoder{c: c, env: &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}, doc: doc}
 	var id, method, params, result, errObj gjson.Result
 	var idKey, paramsKey, resultKey, errKey gjson.Result
 	var err error
-	root.ForEach(func(k, v gjson.Result) bool {
+	doc.ForEach(root, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "jsonrpc":
 			var s string
@@ -171,7 +183,7 @@ func (d *decoder) request(method string, params gjson.Result) error {
 func (d *decoder) sendParams(params gjson.Result) error {
 	var msg gjson.Result
 	var err error
-	params.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(params, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "message":
 			if err = d.c.Read.Object("params.message", v); err == nil {
@@ -205,7 +217,7 @@ func (d *decoder) requestMessage(m gjson.Result) error {
 	const at = "params.message"
 	env := d.env
 	var err error
-	m.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(m, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "messageId":
 			// The id of the frame is the message's: kept apart only
@@ -220,16 +232,16 @@ func (d *decoder) requestMessage(m gjson.Result) error {
 				d.keep(at, k, v)
 			}
 		case "parts":
-			if err = d.c.checkParts(at+".parts", v); err != nil {
+			if err = d.c.checkParts(d.doc, at+".parts", v); err != nil {
 				break
 			}
-			if x, ok := soleData(v); ok {
+			if x, ok := soleData(d.doc, v); ok {
 				env.Arguments = x
 				break
 			}
 			d.keep(at, k, v)
 			var c content
-			c.add(v)
+			c.add(d.doc, v)
 			env.Arguments = c.value()
 		case "metadata":
 			err = d.requestMetadata(k, v)
@@ -258,7 +270,7 @@ func (d *decoder) requestMetadata(k, v gjson.Result) error {
 	if err := d.c.Read.Object(at, v); err != nil {
 		return err
 	}
-	skill := v.Get("skill")
+	skill := d.doc.Get(v, "skill")
 	if skill.Exists() {
 		s, err := d.c.Read.String(at+".skill", skill, false)
 		if err != nil {
@@ -266,7 +278,7 @@ func (d *decoder) requestMetadata(k, v gjson.Result) error {
 		}
 		d.env.Operation.Name = s
 	}
-	if to := v.Get("receiver"); to.Exists() {
+	if to := d.doc.Get(v, "receiver"); to.Exists() {
 		s, err := d.c.Read.String(at+".receiver", to, false)
 		if err != nil {
 			return err
@@ -275,7 +287,7 @@ func (d *decoder) requestMetadata(k, v gjson.Result) error {
 			d.env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: s}
 		}
 	}
-	if key, _, ok := sole(v); !ok || key != "skill" || d.env.Operation.Name == "" {
+	if key, _, ok := sole(d.doc, v); !ok || key != "skill" || d.env.Operation.Name == "" {
 		d.keep("params.message", k, v)
 	}
 	return nil
@@ -285,7 +297,7 @@ func (d *decoder) requestMetadata(k, v gjson.Result) error {
 // CancelTaskRequest): the task's id, and CancelTask's metadata.
 func (d *decoder) taskParams(params gjson.Result) error {
 	var err error
-	params.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(params, func(k, v gjson.Result) bool {
 		switch {
 		case k.Str == "id":
 			err = d.text("params", k, v, &d.env.TaskID)

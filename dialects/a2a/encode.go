@@ -254,7 +254,7 @@ func (e *encoder) requestMessage() {
 // partsValue is the value a kept list of parts gives (content.value).
 func partsValue(raw canonical.JSON) canonical.JSON {
 	var c content
-	c.add(gjson.Parse(string(raw)))
+	c.add(nil, gjson.Parse(string(raw)))
 	return c.value()
 }
 

@@ -158,7 +158,7 @@ func (e *encoder) statusMessage(path, word string, parentKey func(string)) {
 // the decoder reads it: the text, and the data for inputs.
 func statusContent(raw canonical.JSON, inputs bool) content {
 	var c content
-	c.add(gjson.Parse(string(raw)))
+	c.add(nil, gjson.Parse(string(raw)))
 	if !inputs {
 		c.data = ""
 	}
@@ -170,7 +170,7 @@ func statusContent(raw canonical.JSON, inputs bool) content {
 // one data part of one artifact.
 func (e *encoder) artifacts(path string, key func(string)) {
 	w, env := &e.w, e.env
-	if raw, ok := e.extra(path, "artifacts"); ok && resultOf(gjson.Parse(string(raw))) == env.Result {
+	if raw, ok := e.extra(path, "artifacts"); ok && resultOf(nil, gjson.Parse(string(raw))) == env.Result {
 		return
 	}
 	if env.Result == "" {

@@ -17,13 +17,13 @@ type content struct {
 	hasText bool
 }
 
-// add reads one more list of parts into c.
-func (c *content) add(parts gjson.Result) {
-	parts.ForEach(func(_, p gjson.Result) bool {
-		if d := p.Get("data"); d.Exists() && c.data == "" {
+// add reads one more list of parts into c, with doc.
+func (c *content) add(doc *dialects.Doc, parts gjson.Result) {
+	doc.ForEach(parts, func(_, p gjson.Result) bool {
+		if d := doc.Get(p, "data"); d.Exists() && c.data == "" {
 			c.data = d.Raw
 		}
-		if t := p.Get("text"); t.Type == gjson.String {
+		if t := doc.Get(p, "text"); t.Type == gjson.String {
 			if c.hasText {
 				c.text += "\n"
 			}
@@ -56,20 +56,21 @@ func textObject(text string) canonical.JSON {
 	return canonical.JSON(w.Buf)
 }
 
-// checkParts type-checks the list of parts v at path, as the SDK reads it.
-func (c *Codec) checkParts(path string, v gjson.Result) error {
+// checkParts type-checks the list of parts v at path, as the SDK reads it;
+// it reads v with doc.
+func (c *Codec) checkParts(doc *dialects.Doc, path string, v gjson.Result) error {
 	if err := c.Read.Array(path, v); err != nil {
 		return err
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, p gjson.Result) bool {
+	doc.ForEach(v, func(_, p gjson.Result) bool {
 		at := path + "." + strconv.Itoa(i)
 		i++
 		if err = c.Read.Object(at, p); err != nil {
 			return false
 		}
-		p.ForEach(func(k, m gjson.Result) bool {
+		doc.ForEach(p, func(k, m gjson.Result) bool {
 			switch k.Str {
 			case "text", "raw", "url", "filename", "mediaType":
 				_, err = c.Read.StringAt(at, k.Str, m, false)
@@ -84,13 +85,14 @@ func (c *Codec) checkParts(path string, v gjson.Result) error {
 }
 
 // soleData returns the value X of a list of parts that is exactly
-// [{"data": X}], the form the encoder writes arguments and results in.
-func soleData(v gjson.Result) (canonical.JSON, bool) {
+// [{"data": X}], the form the encoder writes arguments and results in. It
+// reads v with doc.
+func soleData(doc *dialects.Doc, v gjson.Result) (canonical.JSON, bool) {
 	arr := v.Array()
 	if len(arr) != 1 {
 		return "", false
 	}
-	if k, m, ok := sole(arr[0]); ok && k == "data" {
+	if k, m, ok := sole(doc, arr[0]); ok && k == "data" {
 		return canonical.JSON(m.Raw), true
 	}
 	return "", false
@@ -98,14 +100,14 @@ func soleData(v gjson.Result) (canonical.JSON, bool) {
 
 // statusParts reads a status message's list of parts in the form the
 // encoder writes one: a text part, a data part, or a text part then a data
-// part, each holding nothing else.
-func statusParts(v gjson.Result) (c content, ok bool) {
+// part, each holding nothing else. It reads v with doc.
+func statusParts(doc *dialects.Doc, v gjson.Result) (c content, ok bool) {
 	arr := v.Array()
 	if len(arr) == 0 || len(arr) > 2 {
 		return c, false
 	}
 	for i, p := range arr {
-		k, m, one := sole(p)
+		k, m, one := sole(doc, p)
 		switch {
 		case !one:
 			return c, false
@@ -120,13 +122,13 @@ func statusParts(v gjson.Result) (c content, ok bool) {
 	return c, true
 }
 
-// sole returns the only member of the object p.
-func sole(p gjson.Result) (key string, value gjson.Result, ok bool) {
+// sole returns the only member of the object p, reading it with doc.
+func sole(doc *dialects.Doc, p gjson.Result) (key string, value gjson.Result, ok bool) {
 	if !p.IsObject() {
 		return "", gjson.Result{}, false
 	}
 	n := 0
-	p.ForEach(func(k, m gjson.Result) bool {
+	doc.ForEach(p, func(k, m gjson.Result) bool {
 		n++
 		key, value = k.Str, m
 		return n == 1

@@ -8,11 +8,23 @@ import (
 // Validate checks msg against the a2a schema: the JSON-RPC frame and the
 // A2A types of its params or its result.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	_, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
-	return c.FinishRules(rules, msg)
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // Detect scores msg as a2a: a JSON-RPC 2.0 object whose method is one of

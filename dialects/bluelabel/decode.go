@@ -23,13 +23,22 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message d holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(d *dialects.Doc) (*canonical.Envelope, error) { return c.decode(d, d.Root()) }
+
+// decode decodes the message whose root object is root, reading it with d
+// (nil: gjson alone).
+func (c *Codec) decode(d *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
 	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}, Extra: make([]canonical.Field, 0, 8)}
 	var msgType, recipient, tm string
 	var typed bool
 	var payload, context, metadata gjson.Result
 	var seen members
-	root.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(root, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			typed = true
@@ -82,7 +91,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 		env.Receiver = canonical.Address{Kind: canonical.AddressAgent, ID: recipient}
 	}
 	if payload.Exists() {
-		if err := c.decodePayload(env, msgType, payload); err != nil {
+		if err := c.decodePayload(d, env, msgType, payload); err != nil {
 			return nil, err
 		}
 	} else {
@@ -95,7 +104,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 			dialects.Keep(env, Name, "", "context", context.Raw)
 		}
 		if metadata.Exists() {
-			if err := c.decodeMetadata(env, metadata); err != nil {
+			if err := c.decodeMetadata(d, env, metadata); err != nil {
 				return nil, err
 			}
 		}
@@ -116,15 +125,15 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 // the message's Context (the task assignment schema allows no other place
 // for one), the other members stay together, raw, as Metadata. Metadata
 // that held only a context is absent.
-func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
+func (c *Codec) decodeMetadata(d *dialects.Doc, env *canonical.Envelope, v gjson.Result) error {
 	// A W3C traceparent of the message's trace gives the span it continues;
 	// it stays in Metadata as written (its flags).
-	if tp := v.Get(traceparent); v.IsObject() && tp.Type == gjson.String {
+	if tp := d.Get(v, traceparent); v.IsObject() && tp.Type == gjson.String {
 		if id, span, _, ok := canonical.ParseTraceparent(tp.Str); ok && (env.Trace.TraceID == "" || env.Trace.TraceID == id) {
 			env.Trace.TraceID, env.Trace.SpanID = id, span
 		}
 	}
-	if !v.IsObject() || !v.Get(metadataContext).Exists() {
+	if !v.IsObject() || !d.Get(v, metadataContext).Exists() {
 		env.Metadata = canonical.JSON(v.Raw)
 		return nil
 	}
@@ -132,7 +141,7 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 	var err error
 	rest := make([]byte, 0, len(v.Raw))
 	rest = append(rest, '{')
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		if k.Str == metadataContext {
 			if err = seen.once(c.Read, "metadata", k.Str); err == nil {
 				env.Context = canonical.JSON(m.Raw)
@@ -155,14 +164,14 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 
 // decodePayload reads the payload of a message of type msgType, flat or in
 // the nested form {"type": msgType, "payload": {...}}.
-func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.Result) error {
+func (c *Codec) decodePayload(d *dialects.Doc, env *canonical.Envelope, msgType string, p gjson.Result) error {
 	base := "payload"
-	if nested(p) {
+	if nested(d, p) {
 		env.Origin.Form = formNested
 		var inner gjson.Result
 		var seen members
 		var err error
-		p.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(p, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "type":
 				err = c.payloadType(&seen, base, msgType, v)
@@ -182,30 +191,30 @@ func (c *Codec) decodePayload(env *canonical.Envelope, msgType string, p gjson.R
 	}
 	switch env.Act {
 	case canonical.ActRequest:
-		return c.decodeAssignment(env, msgType, base, p)
+		return c.decodeAssignment(d, env, msgType, base, p)
 	case canonical.ActResult:
-		return c.decodeResult(env, base, p)
+		return c.decodeResult(d, env, base, p)
 	case canonical.ActFailure, canonical.ActRefuse, canonical.ActNotUnderstood:
-		return c.decodeError(env, base, p)
+		return c.decodeError(d, env, base, p)
 	case canonical.ActNeedsInput:
-		return c.decodeNeedsInput(env, base, p)
+		return c.decodeNeedsInput(d, env, base, p)
 	}
 	// An act a mapping file gave a word of its own: nothing to interpret.
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(p, func(k, v gjson.Result) bool {
 		dialects.Keep(env, Name, base, dialects.Key(k), v.Raw)
 		return true
 	})
 	return nil
 }
 
-// nested reports whether payload p is in the nested form: it has both a
-// "type" and a "payload" member.
-func nested(p gjson.Result) bool {
+// nested reports whether payload p, read with d, is in the nested form: it
+// has both a "type" and a "payload" member.
+func nested(d *dialects.Doc, p gjson.Result) bool {
 	if !strings.Contains(p.Raw, `"payload"`) { // the usual flat payload: no second scan
 		return false
 	}
 	var typed, inner bool
-	p.ForEach(func(k, _ gjson.Result) bool {
+	d.ForEach(p, func(k, _ gjson.Result) bool {
 		typed = typed || k.Str == "type"
 		inner = inner || k.Str == "payload"
 		return !(typed && inner)
@@ -230,11 +239,11 @@ func (c *Codec) payloadType(seen *members, parent, msgType string, v gjson.Resul
 }
 
 // decodeAssignment reads a task_assignment payload: {"type", "content"}.
-func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, p gjson.Result) error {
+func (c *Codec) decodeAssignment(d *dialects.Doc, env *canonical.Envelope, msgType, base string, p gjson.Result) error {
 	var content gjson.Result
 	var seen members
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(p, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			err = c.payloadType(&seen, base, msgType, v)
@@ -257,7 +266,7 @@ func (c *Codec) decodeAssignment(env *canonical.Envelope, msgType, base string, 
 	var deadline string
 	var taskID gjson.Result
 	seen = members{}
-	content.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(content, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "task_id":
 			if err = seen.once(c.Read, cbase, k.Str); err == nil {
@@ -315,10 +324,10 @@ func (c *Codec) word(t *mappings.Table, what, parent, key string, v gjson.Result
 }
 
 // decodeResult reads a task_result payload.
-func (c *Codec) decodeResult(env *canonical.Envelope, base string, p gjson.Result) error {
+func (c *Codec) decodeResult(d *dialects.Doc, env *canonical.Envelope, base string, p gjson.Result) error {
 	var seen members
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(p, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
 			if err = seen.once(c.Read, base, k.Str); err == nil {
@@ -345,12 +354,12 @@ func (c *Codec) decodeResult(env *canonical.Envelope, base string, p gjson.Resul
 // decodeError reads an error payload. For the error type the code decides
 // the act: the code meaning "rejected" is a refusal, the one meaning
 // "invalid message" is not-understood, any other (or none) a failure.
-func (c *Codec) decodeError(env *canonical.Envelope, base string, p gjson.Result) error {
+func (c *Codec) decodeError(d *dialects.Doc, env *canonical.Envelope, base string, p gjson.Result) error {
 	e := &canonical.Error{}
 	env.Error = e
 	var seen members
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(p, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "code":
 			var w string
@@ -396,10 +405,10 @@ func errorAct(code canonical.ErrorCode) canonical.Act {
 }
 
 // decodeNeedsInput reads a needs_input payload.
-func (c *Codec) decodeNeedsInput(env *canonical.Envelope, base string, p gjson.Result) error {
+func (c *Codec) decodeNeedsInput(d *dialects.Doc, env *canonical.Envelope, base string, p gjson.Result) error {
 	var seen members
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(p, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "requested_inputs":
 			if err = seen.once(c.Read, base, k.Str); err == nil {

@@ -14,39 +14,60 @@ var versionRE = regexp.MustCompile(`^\d+\.\d+$`)
 // schemas of v1.0 and v1.3 and the task assignment schema, in one) and the
 // rules the schema states less plainly or not at all.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
 	add := rules.Add
+	root := d.Root()
 	if !root.IsObject() {
-		return c.FinishRules(rules, msg)
+		return c.finishDoc(d, rules, msg)
 	}
-	if v := root.Get("protocol_version"); v.Type == gjson.String && !versionRE.MatchString(v.Str) {
+	if v := d.Get(root, "protocol_version"); v.Type == gjson.String && !versionRE.MatchString(v.Str) {
 		add("protocol_version", "must look like \"1.0\" (major.minor), got %q", v.Str)
 	}
 	for _, key := range []string{"sender_id", "recipient_id", "task_id"} {
-		if v := root.Get(key); v.Type == gjson.String && !validID(v.Str) {
+		if v := d.Get(root, key); v.Type == gjson.String && !validID(v.Str) {
 			add(key, "must be upper-case letters, digits, \"_\" or \"-\" (%s), got %q", idPattern, v.Str)
 		}
 	}
-	msgType := root.Get("type").Str
+	msgType := d.Get(root, "type").Str
 	act, _ := c.Acts.Canonical(msgType)
-	if root.Get("metadata").Exists() && act != string(canonical.ActRequest) {
+	if d.Get(root, "metadata").Exists() && act != string(canonical.ActRequest) {
 		add("metadata", "only a task assignment may carry metadata (this is a %q message)", msgType)
 	}
 	if act == string(canonical.ActRequest) {
-		if root.Get("context").Exists() {
+		if d.Get(root, "context").Exists() {
 			add("context", "a task_assignment has no top-level context (the task assignment schema refuses it); it goes in metadata.%s", metadataContext)
 		}
-		taskID := root.Get("task_id")
-		for _, path := range []string{"payload.content.task_id", "payload.payload.content.task_id"} {
-			if v := root.Get(path); v.Type == gjson.String && taskID.Type == gjson.String && v.Str != taskID.Str {
+		taskID := d.Get(root, "task_id")
+		payload := d.Get(root, "payload")
+		contents := [...]gjson.Result{d.Get(payload, "content"), d.Get(d.Get(payload, "payload"), "content")}
+		for i, path := range []string{"payload.content.task_id", "payload.payload.content.task_id"} {
+			if v := d.Get(contents[i], "task_id"); v.Type == gjson.String && taskID.Type == gjson.String && v.Str != taskID.Str {
 				add(path, "must match the envelope task_id %q, got %q", taskID.Str, v.Str)
 			}
 		}
 	}
-	return c.FinishRules(rules, msg)
+	return c.finishDoc(d, rules, msg)
+}
+
+// finishDoc ends ValidateDoc: the problems FinishRules finds, with d
+// released, or none and d.
+func (c *Codec) finishDoc(d *dialects.Doc, rules *dialects.Rules, msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // Detect scores msg as bluelabel: a known type word or a protocol_version

@@ -24,7 +24,18 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
-	d := decoder{c: c, env: &canonical.Envelope{Origin: canonical.Origin{Dialect: c.Name()}}}
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message doc holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(doc *dialects.Doc) (*canonical.Envelope, error) {
+	return c.decode(doc, doc.Root())
+}
+
+// decode decodes the message whose root object is root, reading it with doc
+// (nil: gjson alone).
+func (c *Codec) decode(doc *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
+	d := decoder{c: c, env: &canonical.Envelope{Origin: canonical.Origin{Dialect: c.Name()}}, doc: doc}
 	if err := d.object(c.root, root); err != nil {
 		return nil, err
 	}
@@ -41,12 +52,14 @@ type decoder struct {
 	env *canonical.Envelope
 	// matched are the detection marks found with their value.
 	matched []*mark
+	// doc reads the message (nil: gjson alone).
+	doc *dialects.Doc
 }
 
 // object reads the members of obj, the object at n.
 func (d *decoder) object(n *node, obj gjson.Result) error {
 	var err error
-	obj.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(obj, func(k, v gjson.Result) bool {
 		key := dialects.Key(k)
 		child := n.index[key]
 		switch {
@@ -62,7 +75,7 @@ func (d *decoder) object(n *node, obj gjson.Result) error {
 			} else {
 				dialects.Keep(d.env, d.c.Name(), n.path, key, v.Raw)
 			}
-		case v.Type == gjson.Null || isEmptyObject(v):
+		case v.Type == gjson.Null || isEmptyObject(d.doc, v):
 			// No value to read: kept as written.
 			dialects.Keep(d.env, d.c.Name(), n.path, key, v.Raw)
 		default:
@@ -167,13 +180,14 @@ func (d *decoder) absentMarks() string {
 	return strings.Join(out, ",")
 }
 
-// isEmptyObject reports whether v is an object with no members.
-func isEmptyObject(v gjson.Result) bool {
+// isEmptyObject reports whether v, read with doc, is an object with no
+// members.
+func isEmptyObject(doc *dialects.Doc, v gjson.Result) bool {
 	if !v.IsObject() {
 		return false
 	}
 	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool {
+	doc.ForEach(v, func(_, _ gjson.Result) bool {
 		empty = false
 		return false
 	})

@@ -12,13 +12,21 @@ import (
 // detection marks are present (`sent_at: missing`), each mark with its
 // value; then the derived schema types every member.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
-	if root.IsObject() {
+	if root := d.Root(); root.IsObject() {
 		for _, p := range c.required {
-			v, parentOK := get(root, p)
+			v, parentOK := get(d, root, p)
 			switch {
 			case !parentOK:
 				// A parent that is not an object: the schema says so.
@@ -31,7 +39,11 @@ func (c *Codec) Validate(msg []byte) []dialects.Problem {
 			}
 		}
 	}
-	return dialects.MergeProblems(rules.List, uncovered(c.SchemaProblems(rules, msg)))
+	if problems := dialects.MergeProblems(rules.List, uncovered(c.SchemaProblems(rules, msg))); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // uncovered drops the schema's "missing property" problems: the rules
@@ -55,13 +67,13 @@ func (c *Codec) Detect(msg []byte) int {
 		return 0
 	}
 	for _, m := range c.marks {
-		v, _ := get(root, m.path)
+		v, _ := get(nil, root, m.path)
 		if v.Type != gjson.String || dialects.Text(v) != m.value {
 			return 0
 		}
 	}
 	for _, p := range c.stars {
-		if v, _ := get(root, p); !v.Exists() {
+		if v, _ := get(nil, root, p); !v.Exists() {
 			return 0
 		}
 	}
@@ -78,9 +90,9 @@ func (c *Codec) Detect(msg []byte) int {
 }
 
 // get returns the member at a dotted path of root, walking the objects
-// along it; parentOK is false when one of them is there but is not an
-// object.
-func get(root gjson.Result, path string) (v gjson.Result, parentOK bool) {
+// along it with d (nil: gjson alone); parentOK is false when one of them is
+// there but is not an object.
+func get(d *dialects.Doc, root gjson.Result, path string) (v gjson.Result, parentOK bool) {
 	v = root
 	for s := range strings.SplitSeq(path, ".") {
 		if !v.Exists() {
@@ -89,15 +101,15 @@ func get(root gjson.Result, path string) (v gjson.Result, parentOK bool) {
 		if !v.IsObject() {
 			return gjson.Result{}, false
 		}
-		v = member(v, s)
+		v = member(d, v, s)
 	}
 	return v, true
 }
 
-// member returns the first member named key of obj.
-func member(obj gjson.Result, key string) gjson.Result {
+// member returns the first member named key of obj, reading it with d.
+func member(d *dialects.Doc, obj gjson.Result, key string) gjson.Result {
 	var out gjson.Result
-	obj.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(obj, func(k, v gjson.Result) bool {
 		if dialects.Key(k) == key {
 			out = v
 			return false

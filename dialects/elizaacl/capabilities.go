@@ -19,7 +19,7 @@ func (d *decoder) capabilities(p gjson.Result) error {
 	d.env.Capabilities = caps
 	o := object{path: "payload"}
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(p, func(k, v gjson.Result) bool {
 		key := dialects.Key(k)
 		switch key {
 		case "status":
@@ -46,7 +46,7 @@ func (d *decoder) declared(caps *canonical.Capabilities, v gjson.Result) error {
 	}
 	o := object{path: path}
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "topics":
 			if err = d.once(&o, k.Str); err == nil {
@@ -69,7 +69,7 @@ func (d *decoder) actions(path string, v gjson.Result, tools []canonical.Tool) (
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, a gjson.Result) bool {
+	d.doc.ForEach(v, func(_, a gjson.Result) bool {
 		at := path + "." + strconv.Itoa(i)
 		i++
 		if err = d.c.Read.Object(at, a); err != nil {
@@ -77,7 +77,7 @@ func (d *decoder) actions(path string, v gjson.Result, tools []canonical.Tool) (
 		}
 		var t canonical.Tool
 		o := object{path: at}
-		a.ForEach(func(k, m gjson.Result) bool {
+		d.doc.ForEach(a, func(k, m gjson.Result) bool {
 			switch k.Str {
 			case "name":
 				if err = d.once(&o, k.Str); err == nil {

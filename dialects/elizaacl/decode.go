@@ -19,14 +19,25 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message doc holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(doc *dialects.Doc) (*canonical.Envelope, error) {
+	return c.decode(doc, doc.Root())
+}
+
+// decode decodes the message whose root object is root, reading it with doc
+// (nil: gjson alone).
+func (c *Codec) decode(doc *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
 	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
-	d := decoder{c: c, env: env}
+	d := decoder{c: c, env: env, doc: doc}
 	top := object{}
 	var perf string
 	var hasPerf bool
 	var payload gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
+	doc.ForEach(root, func(k, v gjson.Result) bool {
 		key := dialects.Key(k)
 		switch key {
 		case "mcp_version":
@@ -97,7 +108,7 @@ func (d *decoder) party(top *object, key string, v gjson.Result) (id string, ok 
 	}
 	o := object{path: key}
 	empty := true
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.doc.ForEach(v, func(k, m gjson.Result) bool {
 		empty = false
 		if k.Str == "agent_id" {
 			id, err = d.text(&o, k.Str, m, false)

@@ -34,7 +34,7 @@ func (d *decoder) payload(p gjson.Result) error {
 	}
 	o := object{path: "payload"}
 	var err error
-	p.ForEach(func(k, v gjson.Result) bool {
+	d.doc.ForEach(p, func(k, v gjson.Result) bool {
 		err = member(&o, k.Str, v)
 		return err == nil
 	})

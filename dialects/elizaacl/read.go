@@ -8,10 +8,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decoder is the state of one Decode: the envelope being filled.
+// decoder is the state of one Decode: the envelope being filled, and the
+// message it reads (nil: gjson alone).
 type decoder struct {
 	c   *Codec
 	env *canonical.Envelope
+	doc *dialects.Doc
 }
 
 // object is one JSON object being read: its dotted path and the members it
@@ -81,7 +83,7 @@ func (d *decoder) strings(path string, v gjson.Result, into []string) ([]string,
 	}
 	var err error
 	i := 0
-	v.ForEach(func(_, e gjson.Result) bool {
+	d.doc.ForEach(v, func(_, e gjson.Result) bool {
 		var s string
 		s, err = d.c.Read.String(path+"."+strconv.Itoa(i), e, false)
 		into = append(into, s)

@@ -10,29 +10,42 @@ import (
 // include" rules: replies name the message they answer (spec 4.2-4.9), a
 // TASK_REQUEST names its task_type and an INFORM_RESULT its task_status.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
 	add := rules.Add
-	perf := root.Get("performative")
+	root := d.Root()
+	perf := d.Get(root, "performative")
 	if a, ok := c.Acts.Canonical(perf.Str); ok && perf.Type == gjson.String {
 		act := canonical.Act(a)
-		if act.IsReply() && !nonEmpty(root.Get("in_reply_to")) {
+		if act.IsReply() && !nonEmpty(d.Get(root, "in_reply_to")) {
 			add("in_reply_to", "%s must include in_reply_to, the message_id of the message it answers", perf.Str)
 		}
 		switch act {
 		case canonical.ActRequest:
-			if !nonEmpty(root.Get("payload.task_type")) {
+			if !nonEmpty(d.Get(d.Get(root, "payload"), "task_type")) {
 				add("payload.task_type", "%s must name its task_type", perf.Str)
 			}
 		case canonical.ActResult:
-			if !root.Get("payload.task_status").Exists() {
+			if !d.Get(d.Get(root, "payload"), "task_status").Exists() {
 				add("payload.task_status", "%s must state its task_status", perf.Str)
 			}
 		}
 	}
-	return c.FinishRules(rules, msg)
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // nonEmpty reports whether v is a string with text.

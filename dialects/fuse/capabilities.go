@@ -22,7 +22,7 @@ const defaultCapability = "default"
 // "Capability Declaration") found at path. The array is kept whole as
 // Capabilities.Raw; each action becomes a Tool whose input schema is built
 // from the action's parameter list.
-func (c *Codec) decodeCapabilities(env *canonical.Envelope, path string, v gjson.Result) error {
+func (c *Codec) decodeCapabilities(d *dialects.Doc, env *canonical.Envelope, path string, v gjson.Result) error {
 	if err := c.Read.Array(path, v); err != nil {
 		return err
 	}
@@ -30,8 +30,8 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, path string, v gjson
 	env.Capabilities = caps
 	var err error
 	i := 0
-	v.ForEach(func(_, capv gjson.Result) bool {
-		err = c.decodeCapability(caps, dialects.Join(path, strconv.Itoa(i)), capv)
+	d.ForEach(v, func(_, capv gjson.Result) bool {
+		err = c.decodeCapability(d, caps, dialects.Join(path, strconv.Itoa(i)), capv)
 		i++
 		return err == nil
 	})
@@ -40,14 +40,14 @@ func (c *Codec) decodeCapabilities(env *canonical.Envelope, path string, v gjson
 
 // decodeCapability reads one capability and its actions: each action's
 // tool is of the capability's id and version.
-func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gjson.Result) error {
+func (c *Codec) decodeCapability(d *dialects.Doc, caps *canonical.Capabilities, path string, v gjson.Result) error {
 	if err := c.Read.Object(path, v); err != nil {
 		return err
 	}
 	var id, version string
 	var actions gjson.Result
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "id", "name", "description", "version":
 			var s string
@@ -68,9 +68,9 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 		return err
 	}
 	i := 0
-	actions.ForEach(func(_, a gjson.Result) bool {
+	d.ForEach(actions, func(_, a gjson.Result) bool {
 		var t canonical.Tool
-		t, err = c.decodeAction(dialects.Join(path, "actions."+strconv.Itoa(i)), a)
+		t, err = c.decodeAction(d, dialects.Join(path, "actions."+strconv.Itoa(i)), a)
 		t.Capability, t.Version = id, version
 		caps.Tools = append(caps.Tools, t)
 		i++
@@ -80,13 +80,13 @@ func (c *Codec) decodeCapability(caps *canonical.Capabilities, path string, v gj
 }
 
 // decodeAction reads one action as a Tool.
-func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error) {
+func (c *Codec) decodeAction(d *dialects.Doc, path string, v gjson.Result) (canonical.Tool, error) {
 	var t canonical.Tool
 	if err := c.Read.Object(path, v); err != nil {
 		return t, err
 	}
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		at := dialects.Join(path, k.Str)
 		switch k.Str {
 		case "id":
@@ -96,7 +96,7 @@ func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error
 		case "description":
 			t.Description, err = c.Read.String(at, m, false)
 		case "parameters":
-			t.InputSchema, err = c.parametersSchema(at, m)
+			t.InputSchema, err = c.parametersSchema(d, at, m)
 		case "returns":
 			t.OutputSchema = canonical.JSON(m.Raw)
 		}
@@ -108,7 +108,7 @@ func (c *Codec) decodeAction(path string, v gjson.Result) (canonical.Tool, error
 // parametersSchema builds a JSON Schema object from an action's parameter
 // list: each parameter becomes a property with its type, description,
 // default and enum; the required ones are listed under "required".
-func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, error) {
+func (c *Codec) parametersSchema(d *dialects.Doc, path string, v gjson.Result) (canonical.JSON, error) {
 	if err := c.Read.Array(path, v); err != nil {
 		return "", err
 	}
@@ -121,10 +121,10 @@ func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, e
 	var required []string
 	var err error
 	i := 0
-	v.ForEach(func(_, p gjson.Result) bool {
+	d.ForEach(v, func(_, p gjson.Result) bool {
 		var name string
 		var req bool
-		name, req, err = c.parameter(&w, dialects.Join(path, strconv.Itoa(i)), p)
+		name, req, err = c.parameter(d, &w, dialects.Join(path, strconv.Itoa(i)), p)
 		if req && name != "" {
 			required = append(required, name)
 		}
@@ -150,13 +150,13 @@ func (c *Codec) parametersSchema(path string, v gjson.Result) (canonical.JSON, e
 // parameter writes one parameter as a property of the schema being built
 // (none when it has no name) and returns its name and whether it is
 // required.
-func (c *Codec) parameter(w *jsonw.Writer, path string, p gjson.Result) (name string, required bool, err error) {
+func (c *Codec) parameter(d *dialects.Doc, w *jsonw.Writer, path string, p gjson.Result) (name string, required bool, err error) {
 	if err := c.Read.Object(path, p); err != nil {
 		return "", false, err
 	}
 	var typ, desc string
 	var def, enum gjson.Result
-	p.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(p, func(k, m gjson.Result) bool {
 		at := dialects.Join(path, k.Str)
 		switch k.Str {
 		case "name":

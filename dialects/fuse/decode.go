@@ -18,12 +18,21 @@ func (c *Codec) Decode(msg []byte) (*canonical.Envelope, error) {
 // DecodeRoot decodes the message whose root object is root
 // (dialects.RootDecoder).
 func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
+	return c.decode(nil, root)
+}
+
+// DecodeDoc decodes the message d holds (dialects.DocDecoder).
+func (c *Codec) DecodeDoc(d *dialects.Doc) (*canonical.Envelope, error) { return c.decode(d, d.Root()) }
+
+// decode decodes the message whose root object is root, reading it with d
+// (nil: gjson alone).
+func (c *Codec) decode(d *dialects.Doc, root gjson.Result) (*canonical.Envelope, error) {
 	var err error
 	env := &canonical.Envelope{Origin: canonical.Origin{Dialect: Name}}
 	var msgType string
 	var hasTarget bool
 	var content, topReq, caps gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(root, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "version":
 			env.Origin.Version, err = c.text(env, "", dialects.Text(k), v)
@@ -36,15 +45,15 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 			t, err = c.text(env, "", dialects.Text(k), v)
 			env.Time = canonical.Timestamp(t)
 		case "source":
-			_, err = c.decodeParty(env, "source", v, &env.Sender.ID, &env.Sender.Name)
+			_, err = c.decodeParty(d, env, "source", v, &env.Sender.ID, &env.Sender.Name)
 		case "target":
-			hasTarget, err = c.decodeParty(env, "target", v, &env.Receiver.ID, &env.Receiver.Name)
+			hasTarget, err = c.decodeParty(d, env, "target", v, &env.Receiver.ID, &env.Receiver.Name)
 		case "authentication":
 			env.Authentication = canonical.JSON(v.Raw)
 		case "extensions":
 			env.Extensions = canonical.JSON(v.Raw)
 		case "metadata":
-			err = c.decodeMetadata(env, v)
+			err = c.decodeMetadata(d, env, v)
 		case "requestId":
 			topReq = v
 		case "content":
@@ -60,7 +69,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 		return nil, err
 	}
 	if msgType == "" && caps.Exists() && !content.Exists() {
-		return c.decodeDeclaration(env, caps, topReq, hasTarget)
+		return c.decodeDeclaration(d, env, caps, topReq, hasTarget)
 	}
 	if msgType == "" {
 		return nil, c.Read.Errorf("messageType", "missing (want one of %v)", c.Acts.Words())
@@ -83,13 +92,13 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 	}
 	switch sh {
 	case shapeRequest:
-		err = c.decodeRequest(env, content)
+		err = c.decodeRequest(d, env, content)
 	case shapeResult:
-		err = c.decodeResponse(env, msgType, content, topReq)
+		err = c.decodeResponse(d, env, msgType, content, topReq)
 	case shapeEvent:
-		err = c.decodeEvent(env, msgType, content)
+		err = c.decodeEvent(d, env, msgType, content)
 	default:
-		content.ForEach(func(k, v gjson.Result) bool {
+		d.ForEach(content, func(k, v gjson.Result) bool {
 			dialects.Keep(env, Name, "content", dialects.Text(k), v.Raw)
 			return true
 		})
@@ -113,7 +122,7 @@ func (c *Codec) DecodeRoot(root gjson.Result) (*canonical.Envelope, error) {
 // agent declares itself: act inform-capabilities, form FormDeclaration. It
 // names no sender unless it has a source: the agent of the connection it
 // comes on sends it.
-func (c *Codec) decodeDeclaration(env *canonical.Envelope, caps, topReq gjson.Result, hasTarget bool) (*canonical.Envelope, error) {
+func (c *Codec) decodeDeclaration(d *dialects.Doc, env *canonical.Envelope, caps, topReq gjson.Result, hasTarget bool) (*canonical.Envelope, error) {
 	env.Act = canonical.ActInformCapabilities
 	env.Origin.Form = FormDeclaration
 	if topReq.Exists() {
@@ -122,7 +131,7 @@ func (c *Codec) decodeDeclaration(env *canonical.Envelope, caps, topReq gjson.Re
 	if hasTarget {
 		env.Receiver.Kind = canonical.AddressAgent
 	}
-	if err := c.decodeCapabilities(env, "capabilities", caps); err != nil {
+	if err := c.decodeCapabilities(d, env, "capabilities", caps); err != nil {
 		return nil, err
 	}
 	return env, nil
@@ -143,15 +152,15 @@ func (c *Codec) text(env *canonical.Envelope, parent, key string, v gjson.Result
 // with neither agentId nor name names no party: it is kept whole as an extra
 // member and present is false. An empty agentId or name is kept as an extra
 // member of the object.
-func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result, id, name *string) (present bool, err error) {
+func (c *Codec) decodeParty(d *dialects.Doc, env *canonical.Envelope, key string, v gjson.Result, id, name *string) (present bool, err error) {
 	if err := c.Read.Object(key, v); err != nil {
 		return false, err
 	}
-	if !v.Get("agentId").Exists() && !v.Get("name").Exists() {
+	if !d.Get(v, "agentId").Exists() && !d.Get(v, "name").Exists() {
 		dialects.Keep(env, Name, "", key, v.Raw)
 		return false, nil
 	}
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "agentId":
 			*id, err = c.text(env, key, dialects.Text(k), m)
@@ -171,7 +180,7 @@ func (c *Codec) decodeParty(env *canonical.Envelope, key string, v gjson.Result,
 // An empty remainder is absent when something was lifted, "{}" otherwise.
 // A W3C metadata.traceparent gives the trace id and span of the message's
 // Trace, and stays in Metadata as written (its version and flags).
-func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
+func (c *Codec) decodeMetadata(d *dialects.Doc, env *canonical.Envelope, v gjson.Result) error {
 	if err := c.Read.Object("metadata", v); err != nil {
 		return err
 	}
@@ -179,7 +188,7 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 	rest := make([]byte, 0, len(v.Raw))
 	rest = append(rest, '{')
 	lifted := false
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		lift := &env.CorrelationID
 		switch {
 		case k.Str == "sessionId":
@@ -217,9 +226,9 @@ func (c *Codec) decodeMetadata(env *canonical.Envelope, v gjson.Result) error {
 
 // decodeRequest reads a request's content; the discovery capability and
 // action make it a capability query.
-func (c *Codec) decodeRequest(env *canonical.Envelope, content gjson.Result) error {
+func (c *Codec) decodeRequest(d *dialects.Doc, env *canonical.Envelope, content gjson.Result) error {
 	var err error
-	content.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(content, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "capability":
 			env.Operation.Capability, err = c.text(env, "content", dialects.Text(k), v)
@@ -246,10 +255,10 @@ func (c *Codec) decodeRequest(env *canonical.Envelope, content gjson.Result) err
 
 // decodeEvent reads an event's content; a "capabilities" array makes it a
 // capability declaration.
-func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjson.Result) error {
+func (c *Codec) decodeEvent(d *dialects.Doc, env *canonical.Envelope, msgType string, content gjson.Result) error {
 	var err error
 	var eventType, data, caps gjson.Result
-	content.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(content, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "eventType":
 			eventType = v
@@ -275,7 +284,7 @@ func (c *Codec) decodeEvent(env *canonical.Envelope, msgType string, content gjs
 		if data.Exists() {
 			dialects.Keep(env, Name, "content", "data", data.Raw)
 		}
-		return c.decodeCapabilities(env, capsPath, caps)
+		return c.decodeCapabilities(d, env, capsPath, caps)
 	}
 	env.Operation.Name = dialects.Text(eventType)
 	if eventType.Exists() && env.Operation.Name == "" {
@@ -297,9 +306,9 @@ type responseParts struct {
 // declaration, a result (also one whose outcome is failure: status error or
 // success false with a result but no error object), or an error (refuse,
 // failure or not-understood by its error code).
-func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content, topReq gjson.Result) error {
+func (c *Codec) decodeResponse(d *dialects.Doc, env *canonical.Envelope, msgType string, content, topReq gjson.Result) error {
 	var p responseParts
-	content.ForEach(func(k, v gjson.Result) bool {
+	d.ForEach(content, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
 			p.status = v
@@ -339,7 +348,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 				dialects.Keep(env, Name, "content", m.key, m.v.Raw)
 			}
 		}
-		return c.decodeCapabilities(env, capsPath, p.caps)
+		return c.decodeCapabilities(d, env, capsPath, p.caps)
 	}
 
 	spec := p.status.Exists() || p.data.Exists()
@@ -398,7 +407,7 @@ func (c *Codec) decodeResponse(env *canonical.Envelope, msgType string, content,
 		dialects.Keep(env, Name, "content", "error", p.err.Raw)
 	}
 	if described {
-		if err := c.decodeError(env, p.err); err != nil {
+		if err := c.decodeError(d, env, p.err); err != nil {
 			return err
 		}
 		env.Act = errorAct(env.Error.Code)
@@ -466,14 +475,14 @@ func responseForm(guide, idAtTop bool) string {
 // decodeError reads content.error. Error codes are an open vocabulary: a
 // word with no canonical meaning leaves Code empty; the word is kept in
 // Origin.Words either way.
-func (c *Codec) decodeError(env *canonical.Envelope, v gjson.Result) error {
+func (c *Codec) decodeError(d *dialects.Doc, env *canonical.Envelope, v gjson.Result) error {
 	if err := c.Read.Object("content.error", v); err != nil {
 		return err
 	}
 	e := &canonical.Error{}
 	env.Error = e
 	var err error
-	v.ForEach(func(k, m gjson.Result) bool {
+	d.ForEach(v, func(k, m gjson.Result) bool {
 		switch k.Str {
 		case "code":
 			err = c.Read.ReadErrorWord(env, e, c.Errors, "content.error", k, m)

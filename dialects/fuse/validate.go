@@ -12,44 +12,63 @@ import (
 // a schema cannot say as plainly. The envelope members (version, id, source,
 // timestamp) stay optional: the spec's own examples leave them out.
 func (c *Codec) Validate(msg []byte) []dialects.Problem {
-	root, rules, ok := c.StartRules(msg)
+	problems, d := c.ValidateDoc(msg)
+	d.Release()
+	return problems
+}
+
+// ValidateDoc is Validate that hands over the message as it read it
+// (dialects.DocValidator).
+func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	d, rules, ok := c.StartDoc(msg)
 	if !ok {
-		return rules.List
+		return rules.List, nil
 	}
 	add := rules.Add
+	root := d.Root()
 	if !rules.Vouched() { // the fast path has found no member twice
 		duplicates(root, "", add)
 	}
-	content := root.Get("content")
+	content := d.Get(root, "content")
 	if !root.IsObject() || !content.IsObject() {
-		return c.FinishRules(rules, msg)
+		return c.finishDoc(d, rules, msg)
 	}
-	act, _ := c.Acts.Canonical(root.Get("messageType").Str)
+	act, _ := c.Acts.Canonical(d.Get(root, "messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
 	case shapeRequest:
 		// A capability or action that is not a string is the schema's
 		// problem, not this one.
-		capability, action := content.Get("capability"), content.Get("action")
+		capability, action := d.Get(content, "capability"), d.Get(content, "action")
 		if nonEmpty(capability) == "" && nonEmpty(action) == "" && absentOrText(capability) && absentOrText(action) {
 			add("content", "a request must name a capability or an action")
 		}
 	case shapeResult:
-		c.validateResponse(root, content, add)
+		c.validateResponse(d, root, content, add)
 	}
-	return c.FinishRules(rules, msg)
+	return c.finishDoc(d, rules, msg)
+}
+
+// finishDoc ends ValidateDoc: the problems FinishRules finds, with d
+// released, or none and d.
+func (c *Codec) finishDoc(d *dialects.Doc, rules *dialects.Rules, msg []byte) ([]dialects.Problem, *dialects.Doc) {
+	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
 }
 
 // validateResponse checks that a response quotes its request, states how it
 // ended, and describes an error it reports (or carries the result that
 // failed).
-func (c *Codec) validateResponse(root, content gjson.Result, add func(path, format string, args ...any)) {
-	if nonEmpty(content.Get("requestId")) == "" && nonEmpty(root.Get("requestId")) == "" {
+func (c *Codec) validateResponse(d *dialects.Doc, root, content gjson.Result, add func(path, format string, args ...any)) {
+	if nonEmpty(d.Get(content, "requestId")) == "" && nonEmpty(d.Get(root, "requestId")) == "" {
 		add("content.requestId", "a response must carry the id of the request it answers (content.requestId, or requestId at the top level)")
 	}
-	if content.Get("capabilities").Exists() {
+	if d.Get(content, "capabilities").Exists() {
 		return
 	}
-	status, success := content.Get("status"), content.Get("success")
+	status, success := d.Get(content, "status"), d.Get(content, "success")
 	if !status.Exists() && !success.Exists() {
 		add("content.status", "a response must say how the request ended (content.status, or content.success)")
 		return
@@ -58,25 +77,25 @@ func (c *Codec) validateResponse(root, content gjson.Result, add func(path, form
 	if o != string(canonical.OutcomeFailure) && success.Type != gjson.False {
 		return
 	}
-	e := content.Get("error")
+	e := d.Get(content, "error")
 	if !e.IsObject() {
 		// With no error object, the response is a result whose logical
 		// goal failed: it must carry that result (data, or result in the
 		// guide's shape).
 		body := "data"
-		if !status.Exists() && !content.Get("data").Exists() {
+		if !status.Exists() && !d.Get(content, "data").Exists() {
 			body = "result"
 		}
-		if e.Type == gjson.Null && content.Get(body).Exists() {
+		if e.Type == gjson.Null && d.Get(content, body).Exists() {
 			return
 		}
 		add("content.error", "an error response must describe the error (an object with code and message) or carry the result that failed (content.%s)", body)
 		return
 	}
-	if nonEmpty(e.Get("code")) == "" {
+	if nonEmpty(d.Get(e, "code")) == "" {
 		add("content.error.code", "an error response must give an error code")
 	}
-	if nonEmpty(e.Get("message")) == "" {
+	if nonEmpty(d.Get(e, "message")) == "" {
 		add("content.error.message", "an error response must give an error message")
 	}
 }
