@@ -558,7 +558,10 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 		if spans {
 			began = time.Now()
 		}
-		res, err := b.r.Rules().Translator.Encode(make([]byte, 0, encodedSize(env)), o.From, codec.Name(), env, translate.Options{CanonicalIDs: true})
+		ctx := encodeContexts.Get().(*dialects.EncodeContext)
+		defer putEncodeContext(ctx)
+		res, err := b.r.Rules().Translator.Encode(make([]byte, 0, encodedSize(env)), o.From, codec.Name(), env,
+			translate.Options{CanonicalIDs: true, Context: ctx})
 		if spans {
 			encoding = time.Since(began)
 		}
@@ -676,6 +679,18 @@ func (s *Session) queueRefusal(err error, env *canonical.Envelope) *canonical.Er
 		e.Message = fmt.Sprintf("%s's queue is full (%d messages); retry later", id, to.out.Limit())
 	}
 	return e
+}
+
+// encodeContexts are the contexts of Deliver's encodings, for the next:
+// what an encoding lost is read only while its events are handled.
+var encodeContexts = sync.Pool{New: func() any { return new(dialects.EncodeContext) }}
+
+// putEncodeContext gives ctx back to encodeContexts, with room for losses
+// but none of the last encoding's.
+func putEncodeContext(ctx *dialects.EncodeContext) {
+	clear(ctx.Losses)
+	*ctx = dialects.EncodeContext{Losses: ctx.Losses[:0]}
+	encodeContexts.Put(ctx)
 }
 
 // encodedSize is room enough for env in most dialects, so that encoding

@@ -68,10 +68,13 @@ func (b *Base) StartRules(msg []byte) (root gjson.Result, rules *Rules, ok bool)
 // of a message it vouches for: the Doc's ForEach and Get then read the
 // message's members without parsing them again, for the codec's rules and
 // its DocDecoder alike. The Doc of a message that is not JSON in UTF-8 is
-// nil (ok is false); the caller releases the Doc.
+// nil (ok is false); the caller releases the Doc, and with it the Rules of
+// a vouched message (what Rules.List holds stays).
 func (b *Base) StartDoc(msg []byte) (doc *Doc, rules *Rules, ok bool) {
 	if fast := b.schema.VouchDoc(msg); fast != nil {
-		return newDoc(msg, fast), &Rules{vouched: true}, true
+		d := newDoc(msg, fast)
+		d.rules.vouched = true
+		return d, &d.rules, true
 	}
 	if _, rules, ok = CheckRules(msg); !ok {
 		return nil, rules, false

@@ -2,6 +2,7 @@ package dialects
 
 import (
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/mcp-bridge/mcp-bridge/internal/schemafast"
@@ -18,32 +19,43 @@ import (
 // FuzzDoc holds the two to the same answers. A nil Doc is gjson alone.
 //
 // The Results a Doc gives share the message's memory, as the root does;
-// none shares the Doc's own, so they outlive Release.
+// none shares the Doc's own, so they outlive Release. The Doc itself must
+// not be used once released.
 type Doc struct {
 	msg  []byte
 	base string // msg, as the string the Results are slices of
 	root gjson.Result
 	fast *schemafast.Doc
+	// rules are the Rules Base.StartDoc hands out with a vouched message.
+	rules Rules
+	live  bool
 }
+
+// docs are the Docs released, for the next message: most messages make
+// one.
+var docs = sync.Pool{New: func() any { return new(Doc) }}
 
 // newDoc returns msg, a JSON object in UTF-8, read by the fast path as
 // fast (nil: not read).
 func newDoc(msg []byte, fast *schemafast.Doc) *Doc {
 	base := unsafe.String(unsafe.SliceData(msg), len(msg))
-	return &Doc{msg: msg, base: base, root: gjson.Parse(base), fast: fast}
+	d := docs.Get().(*Doc)
+	*d = Doc{msg: msg, base: base, root: gjson.Parse(base), fast: fast, live: true}
+	return d
 }
 
 // Root returns the message's root value.
 func (d *Doc) Root() gjson.Result { return d.root }
 
-// Release gives back the fast path's values; the Doc then answers as gjson
-// does. A nil Doc may be released.
+// Release gives back the Doc and the fast path's values for the next
+// message. A nil Doc, or one released already, may be released.
 func (d *Doc) Release() {
-	if d == nil {
+	if d == nil || !d.live {
 		return
 	}
 	d.fast.Release()
-	d.fast = nil
+	*d = Doc{}
+	docs.Put(d)
 }
 
 // ForEach is v.ForEach(fn).

@@ -38,10 +38,7 @@ func TestDocAsGjson(t *testing.T) {
 		}
 		compareDoc(t, d, d.Root())
 		d.Release()
-		if d.Located(d.Root()) {
-			t.Fatalf("%s: a released Doc reads its root itself", c)
-		}
-		compareDoc(t, d, d.Root()) // released: gjson's answers
+		d.Release() // twice: nothing more
 	}
 	// A Result that is not the message's own is gjson's to read.
 	d := dialects.DocOf(anySchema, []byte(`{"a":{"b":1}}`))

@@ -18,8 +18,9 @@ func (d *Doc) Release() {
 	if d == nil || d.p == nil {
 		return
 	}
-	d.v.done(d.p)
-	d.p = nil
+	p, v := d.p, d.v
+	d.p = nil // the Doc lives in the pass: cleared before the pass is given back
+	v.done(p)
 }
 
 // Kind is the JSON type of a value of a Doc.

@@ -71,6 +71,8 @@ type pass struct {
 	sorted    []printAt
 	// fail is the verdict of a scan that stops early.
 	fail Verdict
+	// doc is the Doc CheckDoc hands out over this pass.
+	doc Doc
 }
 
 // Check returns whether msg is valid under the schema, or Unknown.
@@ -93,7 +95,8 @@ func (v *Validator) CheckDoc(msg []byte) (Verdict, *Doc) {
 		}
 		return r, nil
 	}
-	return r, &Doc{p: p, v: v}
+	p.doc = Doc{p: p, v: v}
+	return r, &p.doc
 }
 
 // check checks msg in a pass from the pool, and returns the pass (nil when
