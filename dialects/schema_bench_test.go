@@ -36,6 +36,37 @@ func BenchmarkValidate(b *testing.B) {
 	})
 }
 
+// BenchmarkRead is what the bridge does with every frame it receives, on
+// the same messages: Validate then DecodeValid, each parsing the message
+// again ("twice"), against ValidateDecode, the rules and the decoder
+// reading it from the schema fast path's tokens ("once").
+func BenchmarkRead(b *testing.B) {
+	forBenchMessages(b, func(b *testing.B, c dialects.Codec, msg []byte) {
+		if err := c.(interface{ Prepare() error }).Prepare(); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("twice", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(c.Validate(msg)) != 0 {
+					b.Fatal("bench message does not validate")
+				}
+				if _, err := dialects.DecodeValid(c, msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("once", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if p, _, err := dialects.ValidateDecode(c, msg); len(p) != 0 || err != nil {
+					b.Fatal(p, err)
+				}
+			}
+		})
+	})
+}
+
 func benchmarkCheck(b *testing.B, check func(*dialects.Schema, []byte) []dialects.Problem) {
 	forBenchMessages(b, func(b *testing.B, c dialects.Codec, msg []byte) {
 		s := dialects.NewSchema(c.Name(), c.Schema())
