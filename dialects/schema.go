@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/internal/schemafast"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -149,6 +151,11 @@ func problems(sch *jsonschema.Schema, inst any, msg []byte, dups []Problem) []Pr
 		var walk func(e *jsonschema.ValidationError)
 		walk = func(e *jsonschema.ValidationError) {
 			if len(e.Causes) == 0 {
+				if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+					// The library lists them in map order: the same
+					// message would be refused in different words.
+					slices.Sort(ap.Properties)
+				}
 				p := Problem{Path: strings.Join(e.InstanceLocation, "."), Message: e.ErrorKind.LocalizedString(printer)}
 				if k := p.Path + "\x00" + p.Message; !seen[k] {
 					seen[k] = true

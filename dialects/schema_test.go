@@ -55,6 +55,21 @@ func TestSchemaCheck(t *testing.T) {
 	}
 }
 
+// TestSchemaCheckSteadyWords: a message refused for members the schema
+// does not allow is refused in the same words every time, the members
+// named in order (the library lists them in map order).
+func TestSchemaCheckSteadyWords(t *testing.T) {
+	s := NewSchema("closed", []byte(`{"type": "object", "properties": {"a": {}}, "additionalProperties": false}`))
+	msg := []byte(`{"a":1,"zulu":1,"bravo":2,"mike":3,"echo":4,"kilo":5,"alpha":6}`)
+	want := "additional properties 'alpha', 'bravo', 'echo', 'kilo', 'mike', 'zulu' not allowed"
+	for range 20 {
+		got := s.Check(msg)
+		if len(got) != 1 || got[0].Message != want {
+			t.Fatalf("got %v, want one problem %q", got, want)
+		}
+	}
+}
+
 func TestMergeProblems(t *testing.T) {
 	rules := []Problem{{Path: "payload.timeout", Message: "must be between 1 and 300, got 900"}}
 	schema := []Problem{{Path: "payload.timeout", Message: "maximum: got 900, want 300"}, {Path: "sender_id", Message: "missing"}}
