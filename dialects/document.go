@@ -48,7 +48,9 @@ func newDoc(msg []byte, fast *schemafast.Doc) *Doc {
 func (d *Doc) Root() gjson.Result { return d.root }
 
 // Release gives back the Doc and the fast path's values for the next
-// message. A nil Doc, or one released already, may be released.
+// message; a Doc is released once (a nil Doc may be released). The
+// second release of a Doc no one took again does nothing, but once taken
+// again it is someone else's.
 func (d *Doc) Release() {
 	if d == nil || !d.live {
 		return
