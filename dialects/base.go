@@ -82,6 +82,16 @@ func (b *Base) StartDoc(msg []byte) (doc *Doc, rules *Rules, ok bool) {
 	return newDoc(msg, nil), rules, true
 }
 
+// FinishDoc ends a codec's ValidateDoc begun with StartDoc: the problems
+// FinishRules finds, with d released, or none and d for the decoder.
+func (b *Base) FinishDoc(d *Doc, rules *Rules, msg []byte) ([]Problem, *Doc) {
+	if problems := b.FinishRules(rules, msg); len(problems) > 0 {
+		d.Release()
+		return problems, nil
+	}
+	return nil, d
+}
+
 // FinishRules ends a codec's Validate begun with StartRules: the problems
 // its rules recorded, and the schema's on other paths (MergeProblems).
 func (b *Base) FinishRules(rules *Rules, msg []byte) []Problem {

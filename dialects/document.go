@@ -22,8 +22,7 @@ import (
 // none shares the Doc's own, so they outlive Release. The Doc itself must
 // not be used once released.
 type Doc struct {
-	msg  []byte
-	base string // msg, as the string the Results are slices of
+	base string // the message, as the string the Results are slices of
 	root gjson.Result
 	fast *schemafast.Doc
 	// rules are the Rules Base.StartDoc hands out with a vouched message.
@@ -40,7 +39,7 @@ var docs = sync.Pool{New: func() any { return new(Doc) }}
 func newDoc(msg []byte, fast *schemafast.Doc) *Doc {
 	base := unsafe.String(unsafe.SliceData(msg), len(msg))
 	d := docs.Get().(*Doc)
-	*d = Doc{msg: msg, base: base, root: gjson.Parse(base), fast: fast, live: true}
+	*d = Doc{base: base, root: gjson.Parse(base), fast: fast, live: true}
 	return d
 }
 

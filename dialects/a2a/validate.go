@@ -20,11 +20,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 	if !ok {
 		return rules.List, nil
 	}
-	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
-		d.Release()
-		return problems, nil
-	}
-	return nil, d
+	return c.FinishDoc(d, rules, msg)
 }
 
 // Detect scores msg as a2a: a JSON-RPC 2.0 object whose method is one of

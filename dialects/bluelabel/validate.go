@@ -29,7 +29,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 	add := rules.Add
 	root := d.Root()
 	if !root.IsObject() {
-		return c.finishDoc(d, rules, msg)
+		return c.FinishDoc(d, rules, msg)
 	}
 	if v := d.Get(root, "protocol_version"); v.Type == gjson.String && !versionRE.MatchString(v.Str) {
 		add("protocol_version", "must look like \"1.0\" (major.minor), got %q", v.Str)
@@ -57,17 +57,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 			}
 		}
 	}
-	return c.finishDoc(d, rules, msg)
-}
-
-// finishDoc ends ValidateDoc: the problems FinishRules finds, with d
-// released, or none and d.
-func (c *Codec) finishDoc(d *dialects.Doc, rules *dialects.Rules, msg []byte) ([]dialects.Problem, *dialects.Doc) {
-	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
-		d.Release()
-		return problems, nil
-	}
-	return nil, d
+	return c.FinishDoc(d, rules, msg)
 }
 
 // Detect scores msg as bluelabel: a known type word or a protocol_version

@@ -41,11 +41,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 			}
 		}
 	}
-	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
-		d.Release()
-		return problems, nil
-	}
-	return nil, d
+	return c.FinishDoc(d, rules, msg)
 }
 
 // nonEmpty reports whether v is a string with text.

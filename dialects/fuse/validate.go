@@ -31,7 +31,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 	}
 	content := d.Get(root, "content")
 	if !root.IsObject() || !content.IsObject() {
-		return c.finishDoc(d, rules, msg)
+		return c.FinishDoc(d, rules, msg)
 	}
 	act, _ := c.Acts.Canonical(d.Get(root, "messageType").Str)
 	switch shapeOf(canonical.Act(act)) {
@@ -45,17 +45,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 	case shapeResult:
 		c.validateResponse(d, root, content, add)
 	}
-	return c.finishDoc(d, rules, msg)
-}
-
-// finishDoc ends ValidateDoc: the problems FinishRules finds, with d
-// released, or none and d.
-func (c *Codec) finishDoc(d *dialects.Doc, rules *dialects.Rules, msg []byte) ([]dialects.Problem, *dialects.Doc) {
-	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
-		d.Release()
-		return problems, nil
-	}
-	return nil, d
+	return c.FinishDoc(d, rules, msg)
 }
 
 // validateResponse checks that a response quotes its request, states how it

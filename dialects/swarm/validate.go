@@ -36,11 +36,7 @@ func (c *Codec) ValidateDoc(msg []byte) ([]dialects.Problem, *dialects.Doc) {
 			add("payload.timeout", "must be between %d and %d, got %s", minTimeout, maxTimeout, t.Raw)
 		}
 	}
-	if problems := c.FinishRules(rules, msg); len(problems) > 0 {
-		d.Release()
-		return problems, nil
-	}
-	return nil, d
+	return c.FinishDoc(d, rules, msg)
 }
 
 // members are the top-level members Validate's rules read, each the first
