@@ -19,13 +19,33 @@ import (
 type Log struct {
 	log *slog.Logger
 	red *redact.Redactor
+	// fast is l's handler when it is serve's (logjson), which writes the
+	// lines of every message member by member.
+	fast *logjson.Handler
 }
 
 // New returns the message log written to l, with the secrets red knows
 // redacted from the messages logged at debug level.
 func New(l *slog.Logger, red *redact.Redactor) *Log {
-	return &Log{log: l, red: red}
+	fast, _ := l.Handler().(*logjson.Handler)
+	return &Log{log: l, red: red, fast: fast}
 }
+
+// The names of the members of the lines of every message, written once.
+var (
+	keyDialect   = logjson.NewKey("dialect")
+	keyTransport = logjson.NewKey("transport")
+	keySender    = logjson.NewKey("sender")
+	keyReceiver  = logjson.NewKey("receiver")
+	keyAct       = logjson.NewKey("act")
+	keyBytes     = logjson.NewKey("bytes")
+	keyIDs       = func() (ks [len(event.NoteIDs)]logjson.Key) {
+		for i, id := range event.NoteIDs {
+			ks[i] = logjson.NewKey(id)
+		}
+		return ks
+	}()
+)
 
 // callTransport is the call API's name as a transport: what it hands
 // over is no connection's, and is not logged.
@@ -38,21 +58,44 @@ func (l *Log) Handle(e event.Event) {
 		if !l.log.Enabled(context.Background(), slog.LevelInfo) {
 			return
 		}
+		n := event.NoteOf(e.Env)
+		at := e.When()
+		if ln, ok := l.start(at, "received"); ok {
+			ln.String(keyDialect, e.Dialect)
+			ln.String(keyTransport, e.Transport)
+			ln.String(keySender, e.Env.Sender.ID)
+			ln.String(keyAct, string(e.Env.Act))
+			ln.Int(keyBytes, e.Size)
+			if l.end(&ln, &n) {
+				return
+			}
+		}
 		attrs := make([]slog.Attr, 0, 12)
 		attrs = append(attrs, slog.String("dialect", e.Dialect), slog.String("transport", e.Transport),
 			slog.String("sender", e.Env.Sender.ID), slog.String("act", string(e.Env.Act)), slog.Int("bytes", e.Size))
-		n := event.NoteOf(e.Env)
 		attrs = l.appendMessage(appendIDs(attrs, &n), e.Frame)
-		l.line(e.When(), "received", attrs)
+		l.line(at, "received", attrs)
 	case event.Delivered:
 		if e.Transport == callTransport || !l.log.Enabled(context.Background(), slog.LevelInfo) {
 			return
+		}
+		at := e.When()
+		if ln, ok := l.start(at, "sent"); ok {
+			ln.String(keyDialect, e.Dialect)
+			ln.String(keyTransport, e.Transport)
+			ln.String(keyReceiver, orAnonymous(e.Agent))
+			ln.String(keySender, e.Note.Sender)
+			ln.String(keyAct, string(e.Note.Act))
+			ln.Int(keyBytes, len(e.Frame))
+			if l.end(&ln, &e.Note) {
+				return
+			}
 		}
 		attrs := make([]slog.Attr, 0, 13)
 		attrs = append(attrs, slog.String("dialect", e.Dialect), slog.String("transport", e.Transport), slog.String("receiver", orAnonymous(e.Agent)),
 			slog.String("sender", e.Note.Sender), slog.String("act", string(e.Note.Act)), slog.Int("bytes", len(e.Frame)))
 		attrs = l.appendMessage(appendIDs(attrs, &e.Note), e.Frame)
-		l.line(e.When(), "sent", attrs)
+		l.line(at, "sent", attrs)
 	case event.Translated:
 		l.lost(e)
 	case event.Dropped:
@@ -103,6 +146,28 @@ func (l *Log) line(at time.Time, msg string, attrs []slog.Attr) {
 	r := slog.NewRecord(at, slog.LevelInfo, msg, 0)
 	r.AddAttrs(attrs...)
 	_ = h.Handle(context.Background(), r)
+}
+
+// start begins the info line msg, made at at, member by member with
+// serve's handler; false when another handler writes the log, or when the
+// line carries the message itself (at debug level), which goes as
+// attributes.
+func (l *Log) start(at time.Time, msg string) (logjson.Builder, bool) {
+	if l.fast == nil || l.log.Enabled(context.Background(), slog.LevelDebug) {
+		return logjson.Builder{}, false
+	}
+	return l.fast.Start(at, slog.LevelInfo, msg), true
+}
+
+// end adds the ids of n that are set to ln and writes it; false when the
+// handler could not write the line itself, and wrote nothing.
+func (l *Log) end(ln *logjson.Builder, n *event.Note) bool {
+	for i, v := range n.IDs {
+		if v != "" {
+			ln.String(keyIDs[i], v)
+		}
+	}
+	return ln.End()
 }
 
 // appendIDs adds the message's ids that are set.

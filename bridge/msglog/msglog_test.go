@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/event"
+	"github.com/mcp-bridge/mcp-bridge/bridge/msglog"
+	"github.com/mcp-bridge/mcp-bridge/bridge/redact"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
 )
 
 // lines decodes the JSON log lines in buf.
@@ -98,5 +104,37 @@ func TestMessageLog(t *testing.T) {
 				t.Errorf("status line: %v", l)
 			}
 		})
+	}
+}
+
+// TestLinesAsLibrary: the lines of messages received and sent, which serve's
+// handler writes member by member, are the bytes the library's JSON handler
+// writes for them, whatever their strings hold; at debug level too.
+func TestLinesAsLibrary(t *testing.T) {
+	at := time.Date(2026, 11, 29, 1, 2, 3, 456000000, time.UTC)
+	odd := []string{"", "plain", `quote " and \ back`, "line\u2028separator", "bad \xff utf-8", "tab\tand\nnewline", "ünïcode"}
+	var events []event.Event
+	for i, s := range odd {
+		env := &canonical.Envelope{Act: canonical.ActRequest, ID: s, CorrelationID: odd[(i+1)%len(odd)], TaskID: odd[(i+2)%len(odd)],
+			Sender: canonical.Party{ID: s + "-sender"}, Operation: canonical.Operation{Name: odd[(i+3)%len(odd)]}}
+		frame := []byte(`{"id":"` + strconv.Itoa(i) + `"}`)
+		events = append(events,
+			event.Event{Kind: event.Received, Time: at, Env: env, Frame: frame, Size: len(frame), Agent: s, Dialect: "collab" + s, Transport: "websocket"},
+			event.Event{Kind: event.Delivered, Time: at, Note: event.NoteOf(env), Frame: frame, Agent: s, Dialect: "swarm", Transport: s})
+	}
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		var fast, lib bytes.Buffer
+		opts := &slog.HandlerOptions{Level: level}
+		fl := msglog.New(slog.New(logjson.New(&fast, opts)), &redact.Redactor{})
+		ll := msglog.New(slog.New(slog.NewJSONHandler(&lib, opts)), &redact.Redactor{})
+		for i, e := range events {
+			fast.Reset()
+			lib.Reset()
+			fl.Handle(e)
+			ll.Handle(e)
+			if fast.Len() == 0 || !bytes.Equal(fast.Bytes(), lib.Bytes()) {
+				t.Errorf("%s, event %d: lines differ:\n fast    %q\n library %q", level, i, fast.Bytes(), lib.Bytes())
+			}
+		}
 	}
 }
