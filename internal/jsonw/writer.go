@@ -44,6 +44,26 @@ func (w *Writer) Key(k string) {
 	w.comma = false
 }
 
+// Name writes an object member's name that needs no escaping (Plain is
+// true of it: a constant such as "message_id"), as it is, without the
+// checks Key makes; the value follows.
+func (w *Writer) Name(k string) {
+	w.sep()
+	w.Buf = append(w.Buf, '"')
+	w.Buf = append(w.Buf, k...)
+	w.Buf = append(w.Buf, '"', ':')
+	w.comma = false
+}
+
+// NameString writes the plain name k (as Name does) and s, unless s is
+// empty: StringField for a constant name.
+func (w *Writer) NameString(k, s string) {
+	if s != "" {
+		w.Name(k)
+		w.String(s)
+	}
+}
+
 // String writes a string value.
 func (w *Writer) String(s string) { w.sep(); w.Buf = AppendString(w.Buf, s); w.comma = true }
 
