@@ -111,7 +111,7 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time, then straight to the first byte of
-		// a word that is not plain; one byte at a time near the end.
+		// a word that is not plain; the last few bytes (below) likewise.
 		for i+8 <= len(s) {
 			m := NotPlain(word(s[i : i+8]))
 			if m == 0 {
@@ -123,6 +123,16 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		if i == len(s) {
 			break
+		}
+		if n := len(s) - i; n < 8 {
+			// The last few bytes as one word too, padded with plain
+			// ones: most strings (ids, names, times) end plain.
+			m := NotPlain(tail(s[i:]))
+			if m == 0 {
+				i = len(s)
+				break
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -184,6 +194,16 @@ func word(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// tail reads the fewer than eight bytes of s as word does, the bytes past
+// its end plain (spaces).
+func tail(s string) uint64 {
+	x := uint64(0x2020202020202020)
+	for j := len(s) - 1; j >= 0; j-- {
+		x = x<<8 | uint64(s[j])
+	}
+	return x
 }
 
 // NotPlain returns a mask of the eight bytes of the little-endian word x
