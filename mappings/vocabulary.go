@@ -17,6 +17,54 @@ type Table struct {
 	encode   map[string]string // canonical -> preferred word
 	nearest  map[string]string // canonical without a word -> word written instead
 	order    []string          // words in file order, for display
+
+	// The same lookups as decode and encode+nearest, as short lists
+	// scanned in order, which beat a map's hashing at a dozen entries:
+	// set by index once the table is loaded, when it is small; nil lists
+	// leave the lookups to the maps.
+	decodeList []pair
+	encodeList []pair
+}
+
+// pair is an entry of a Table's lists: a key and its value; for the
+// encode list, exact is false for a nearest word.
+type pair struct {
+	key, value string
+	exact      bool
+}
+
+// maxList is the most entries a Table keeps as a list.
+const maxList = 24
+
+// index sets t's lists from its maps, or clears them when t is too big.
+func (t *Table) index() {
+	t.decodeList, t.encodeList = nil, nil
+	if len(t.decode) > maxList || len(t.encode)+len(t.nearest) > maxList {
+		return
+	}
+	t.decodeList = make([]pair, 0, len(t.decode))
+	for w, c := range t.decode {
+		t.decodeList = append(t.decodeList, pair{key: w, value: c})
+	}
+	t.encodeList = make([]pair, 0, len(t.encode)+len(t.nearest))
+	for c, w := range t.encode {
+		t.encodeList = append(t.encodeList, pair{key: c, value: w, exact: true})
+	}
+	for c, w := range t.nearest {
+		if _, ok := t.encode[c]; !ok {
+			t.encodeList = append(t.encodeList, pair{key: c, value: w})
+		}
+	}
+}
+
+// find returns the entry of list whose key is k.
+func find(list []pair, k string) (pair, bool) {
+	for _, p := range list {
+		if len(p.key) == len(k) && p.key == k {
+			return p, true
+		}
+	}
+	return pair{}, false
 }
 
 func newTable(kind string) *Table {
@@ -56,7 +104,11 @@ func (t *Table) Canonical(word string) (string, bool) {
 	if t == nil {
 		return "", false
 	}
-	if c, ok := t.decode[word]; ok {
+	if t.decodeList != nil {
+		if p, ok := find(t.decodeList, word); ok {
+			return p.value, true
+		}
+	} else if c, ok := t.decode[word]; ok {
 		return c, true
 	}
 	if t.foldCase {
@@ -72,6 +124,10 @@ func (t *Table) Canonical(word string) (string, bool) {
 func (t *Table) Word(canonical string) (word string, exact, ok bool) {
 	if t == nil {
 		return "", false, false
+	}
+	if t.encodeList != nil {
+		p, ok := find(t.encodeList, canonical)
+		return p.value, p.exact, ok
 	}
 	if w, ok := t.encode[canonical]; ok {
 		return w, true, true
