@@ -129,8 +129,7 @@ func AppendString(dst []byte, s string) []byte {
 			// ones: most strings (ids, names, times) end plain.
 			m := NotPlain(tail(s[i:]))
 			if m == 0 {
-				i = len(s)
-				break
+				break // all plain: written with the rest, from start
 			}
 			i += bits.TrailingZeros64(m) >> 3
 		}
