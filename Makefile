@@ -146,6 +146,8 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./$$d || exit $$?; \
 	done
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME) ./internal/jsonw
+	$(GO) test -run '^$$' -fuzz '^FuzzTimestampValid$$' -fuzztime $(FUZZTIME) ./canonical
+	$(GO) test -run '^$$' -fuzz '^FuzzTableLists$$' -fuzztime $(FUZZTIME) ./mappings
 	$(GO) test -run '^$$' -fuzz '^FuzzValid$$' -fuzztime $(FUZZTIME) ./internal/jsonvalid
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/logjson
 	$(GO) test -run '^$$' -fuzz '^FuzzSchemaCheck$$' -fuzztime $(FUZZTIME) ./dialects

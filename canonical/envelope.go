@@ -325,6 +325,69 @@ func (t Timestamp) Parse() (time.Time, bool) {
 	return v.UTC(), true
 }
 
+// Valid reports whether Parse reads t as a time: the same answer, without
+// making the time when t has the shape RFC 3339 writes (below, quick), the
+// shape nearly every message has; Parse decides every other text.
+func (t Timestamp) Valid() bool {
+	if quick(string(t)) {
+		return true
+	}
+	_, ok := t.Parse()
+	return ok
+}
+
+// quick reports whether s is certainly a time Parse reads:
+// "2006-01-02T15:04:05", every number in its range, then a fraction of one
+// to nine digits or none, then "Z", an offset ("+07:00") or no zone.
+// false says only that Parse must decide.
+func quick(s string) bool {
+	if len(s) < len("2006-01-02T15:04:05") || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	hi, ok1 := num2(s[0:2])
+	lo, ok2 := num2(s[2:4])
+	month, ok3 := num2(s[5:7])
+	day, ok4 := num2(s[8:10])
+	hour, ok5 := num2(s[11:13])
+	minute, ok6 := num2(s[14:16])
+	sec, ok7 := num2(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
+		month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+		return false
+	}
+	if day > 28 && day > time.Date(hi*100+lo, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return false
+	}
+	s = s[19:]
+	if len(s) > 0 && s[0] == '.' {
+		n := 1
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return false
+		}
+		s = s[n:]
+	}
+	switch len(s) {
+	case 0:
+		return true
+	case 1:
+		return s[0] == 'Z'
+	case 6:
+		hh, ok1 := num2(s[1:3])
+		mm, ok2 := num2(s[4:6])
+		return (s[0] == '+' || s[0] == '-') && s[3] == ':' && ok1 && ok2 && hh <= 23 && mm <= 59
+	}
+	return false
+}
+
+// num2 reads two decimal digits.
+func num2(s string) (int, bool) {
+	a, b := s[0]-'0', s[1]-'0'
+	return int(a)*10 + int(b), a <= 9 && b <= 9
+}
+
 // HasZone reports whether the timestamp ends in a zone designator ("Z" or
 // an offset like "+02:00"), as RFC 3339 requires.
 func (t Timestamp) HasZone() bool {

@@ -3,6 +3,7 @@ package dialects
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/internal/jsonw"
@@ -34,9 +35,38 @@ func ReportLosses(ctx *EncodeContext, env *canonical.Envelope, target string, ho
 	}
 	for i := range env.Extra {
 		if f := &env.Extra[i]; f.Dialect != target {
-			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: canonical.CExtra, Path: f.Path(), tmpl: tmplDropped, field: f, target: target})
+			ctx.Losses = append(ctx.Losses, Loss{Kind: Dropped, Concept: canonical.CExtra, Path: extraPath(f), tmpl: tmplDropped, field: f, target: target})
 		}
 	}
+}
+
+// paths holds the paths extraPath made last, a few by a hash of the member:
+// an agent sends the same members message after message.
+var paths [64]atomic.Pointer[string]
+
+// extraPath returns f.Path(), the same string as the last time when it is
+// still in paths, else a new one it puts there. A cached path is compared
+// with f's parent and key, never trusted by the hash; it owns its bytes
+// (none of the message's).
+func extraPath(f *canonical.Field) string {
+	parent, key := f.Parent, f.Key
+	if parent == "" {
+		return key
+	}
+	h := len(parent)*7 + len(key)
+	if key != "" {
+		h += int(key[0])*31 + int(key[len(key)-1])
+	}
+	slot := &paths[h&(len(paths)-1)]
+	if p := slot.Load(); p != nil {
+		s := *p
+		if len(s) == len(parent)+1+len(key) && s[len(parent)] == '.' && s[:len(parent)] == parent && s[len(parent)+1:] == key {
+			return s
+		}
+	}
+	s := f.Path()
+	slot.Store(&s)
+	return s
 }
 
 // Approximate records that concept's value from could not be written as it

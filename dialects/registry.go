@@ -12,7 +12,13 @@ import (
 type Registry struct {
 	codecs map[string]Codec
 	order  []string
+	// list holds the codecs in registration order too: a handful of
+	// names scanned beat a map's hashing (Lookup is on every message).
+	list []Codec
 }
+
+// maxList is the most codecs Lookup finds by scanning list.
+const maxList = 16
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{codecs: map[string]Codec{}} }
@@ -25,11 +31,20 @@ func (r *Registry) Register(c Codec) error {
 	}
 	r.codecs[name] = c
 	r.order = append(r.order, name)
+	r.list = append(r.list, c)
 	return nil
 }
 
 // Lookup returns the codec of a dialect.
 func (r *Registry) Lookup(name string) (Codec, bool) {
+	if len(r.list) <= maxList {
+		for i, n := range r.order {
+			if len(n) == len(name) && n == name {
+				return r.list[i], true
+			}
+		}
+		return nil, false
+	}
 	c, ok := r.codecs[name]
 	return c, ok
 }

@@ -37,7 +37,7 @@ func TimeFor(ctx *EncodeContext, target string, t canonical.Timestamp, concept c
 	if !strict {
 		return t
 	}
-	if _, ok := t.Parse(); ok {
+	if t.Valid() {
 		return t
 	}
 	now := canonical.NewTimestamp(ctx.Time())

@@ -220,6 +220,7 @@ func loadTable(v *spec.Value, t *Table) {
 	for _, n := range v.List("nearest") {
 		t.nearest[n.Key()] = n.String()
 	}
+	t.index()
 }
 
 func (l *loader) aliasSection(v *spec.Value) {

@@ -17,6 +17,68 @@ type Table struct {
 	encode   map[string]string // canonical -> preferred word
 	nearest  map[string]string // canonical without a word -> word written instead
 	order    []string          // words in file order, for display
+
+	// The same lookups as decode and encode+nearest, as short lists
+	// scanned in order comparing a signature first (the length and three
+	// bytes of the key), which beat a map's hashing at a dozen entries:
+	// set by index once the table is loaded, when it is small; nil lists
+	// leave the lookups to the maps.
+	decodeList []pair
+	encodeList []pair
+}
+
+// pair is an entry of a Table's lists: a key and its value; for the
+// encode list, exact is false for a nearest word. sig is the key's
+// signature, compared before the key.
+type pair struct {
+	sig        uint32
+	exact      bool
+	key, value string
+}
+
+// signature packs a key's length and its first, middle and last bytes:
+// keys that differ there differ without a string comparison.
+func signature(k string) uint32 {
+	n := len(k)
+	if n == 0 {
+		return 0
+	}
+	return uint32(n)&0xff | uint32(k[0])<<8 | uint32(k[n/2])<<16 | uint32(k[n-1])<<24
+}
+
+// maxList is the most entries a Table keeps as a list.
+const maxList = 24
+
+// index sets t's lists from its maps, or clears them when t is too big.
+func (t *Table) index() {
+	t.decodeList, t.encodeList = nil, nil
+	if len(t.decode) > maxList || len(t.encode)+len(t.nearest) > maxList {
+		return
+	}
+	t.decodeList = make([]pair, 0, len(t.decode))
+	for _, w := range sortedKeys(t.decode) {
+		t.decodeList = append(t.decodeList, pair{sig: signature(w), key: w, value: t.decode[w]})
+	}
+	t.encodeList = make([]pair, 0, len(t.encode)+len(t.nearest))
+	for _, c := range sortedKeys(t.encode) {
+		t.encodeList = append(t.encodeList, pair{sig: signature(c), key: c, value: t.encode[c], exact: true})
+	}
+	for _, c := range sortedKeys(t.nearest) {
+		if _, ok := t.encode[c]; !ok {
+			t.encodeList = append(t.encodeList, pair{sig: signature(c), key: c, value: t.nearest[c]})
+		}
+	}
+}
+
+// find returns the entry of list whose key is k.
+func find(list []pair, k string) (*pair, bool) {
+	sig := signature(k)
+	for i := range list {
+		if p := &list[i]; p.sig == sig && p.key == k {
+			return p, true
+		}
+	}
+	return nil, false
 }
 
 func newTable(kind string) *Table {
@@ -56,7 +118,11 @@ func (t *Table) Canonical(word string) (string, bool) {
 	if t == nil {
 		return "", false
 	}
-	if c, ok := t.decode[word]; ok {
+	if t.decodeList != nil {
+		if p, ok := find(t.decodeList, word); ok {
+			return p.value, true
+		}
+	} else if c, ok := t.decode[word]; ok {
 		return c, true
 	}
 	if t.foldCase {
@@ -71,6 +137,12 @@ func (t *Table) Canonical(word string) (string, bool) {
 // when there is neither.
 func (t *Table) Word(canonical string) (word string, exact, ok bool) {
 	if t == nil {
+		return "", false, false
+	}
+	if t.encodeList != nil {
+		if p, ok := find(t.encodeList, canonical); ok {
+			return p.value, p.exact, true
+		}
 		return "", false, false
 	}
 	if w, ok := t.encode[canonical]; ok {

@@ -97,11 +97,13 @@ func targetOperation(name string, old canonical.Operation, twoLevel bool) canoni
 // applyActPolicy applies the mapping's policy when to cannot express env's
 // act. Without one the encoder refuses the act (reject).
 func applyActPolicy(m *mappings.Set, env *canonical.Envelope, to string, ctx *dialects.EncodeContext) (bool, error) {
-	if _, _, ok := m.Vocabulary(to).Table(canonical.KindAct).Word(string(env.Act)); ok {
-		return false, nil
-	}
+	// The policy first: most acts have none, and then neither answer
+	// changes anything.
 	p, ok := m.ActPolicy(to, env.Act)
 	if !ok {
+		return false, nil
+	}
+	if _, _, ok := m.Vocabulary(to).Table(canonical.KindAct).Word(string(env.Act)); ok {
 		return false, nil
 	}
 	switch p.Do {

@@ -163,7 +163,7 @@ func (e *encoder) id(v string, request bool) {
 	case v == "" && request && !e.own:
 		v = e.ctx.ID()
 	}
-	w.Key("id")
+	w.Name("id")
 	switch {
 	case v == "":
 		w.Null()
@@ -185,11 +185,11 @@ func (e *encoder) sendParams() {
 	w, env := &e.w, e.env
 	var wrote []string
 	w.Open()
-	w.Key("message")
+	w.Name("message")
 	wrote = append(wrote, "message")
 	e.requestMessage()
 	if env.Metadata != "" && !e.kept("params", "metadata") {
-		w.Key("metadata")
+		w.Name("metadata")
 		wrote = append(wrote, "metadata")
 		e.object(env.Metadata, canonical.CMetadata)
 	}
@@ -236,11 +236,11 @@ func (e *encoder) requestMessage() {
 		key("metadata")
 		w.Open()
 		if name != "" {
-			w.Key("skill")
+			w.Name("skill")
 			w.String(name)
 		}
 		if to != "" {
-			w.Key("receiver")
+			w.Name("receiver")
 			w.String(to)
 		}
 		w.Close()
@@ -328,7 +328,7 @@ func (e *encoder) object(raw canonical.JSON, concept canonical.Concept) {
 	}
 	dialects.Approximate(e.ctx, concept, Name, string(raw), `{"value": ...}`)
 	w.Open()
-	w.Key("value")
+	w.Name("value")
 	w.Raw(string(raw))
 	w.Close()
 }

@@ -19,7 +19,7 @@ func (e *encoder) answer(s shape, word string) {
 		return
 	case shapeMessage:
 		w.Open()
-		w.Key("message")
+		w.Name("message")
 		e.messageAnswer()
 		e.extras("result", []string{"message"})
 		w.Close()
@@ -93,7 +93,7 @@ func (e *encoder) status(path, word string) {
 // rewritten, or replaced by now when it does not parse, and reported.
 func (e *encoder) timestamp() string {
 	t := e.env.Time
-	if e.own || t == "" {
+	if e.own || t == "" || t.HasZone() && t.Valid() {
 		return string(t)
 	}
 	tm, ok := t.Parse()
@@ -181,10 +181,10 @@ func (e *encoder) artifacts(path string, key func(string)) {
 	w.OpenArray()
 	w.Open()
 	if !e.kept(at, "artifactId") {
-		w.Key("artifactId")
+		w.Name("artifactId")
 		w.String(artifactID)
 	}
-	w.Key("parts")
+	w.Name("parts")
 	writeDataParts(w, env.Result)
 	e.extras(at, []string{"parts"})
 	w.Close()
@@ -307,11 +307,11 @@ func (e *encoder) errorPart() string {
 			dialects.Approximate(e.ctx, canonical.CErrorCode, Name, word, "-32603 (a JSON-RPC code is a number)")
 			n = -32603
 		}
-		w.Key("code")
+		w.Name("code")
 		w.Int(n)
 	}
 	if er.Details != "" {
-		w.Key("data")
+		w.Name("data")
 		w.Raw(string(er.Details))
 	}
 	w.Close()
@@ -341,7 +341,7 @@ func (e *encoder) errorData(raw canonical.JSON) {
 	} else {
 		dialects.Approximate(e.ctx, canonical.CErrorDetails, Name, string(raw), `[{"value": ...}] (a list of details)`)
 		w.Open()
-		w.Key("value")
+		w.Name("value")
 		w.Raw(string(raw))
 		w.Close()
 	}

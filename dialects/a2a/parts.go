@@ -50,7 +50,7 @@ func (c content) value() canonical.JSON {
 func textObject(text string) canonical.JSON {
 	w := jsonw.New(nil)
 	w.Open()
-	w.Key("text")
+	w.Name("text")
 	w.String(text)
 	w.Close()
 	return canonical.JSON(w.Buf)
@@ -140,7 +140,7 @@ func sole(doc *dialects.Doc, p gjson.Result) (key string, value gjson.Result, ok
 func writeDataParts(w *jsonw.Writer, raw canonical.JSON) {
 	w.OpenArray()
 	w.Open()
-	w.Key("data")
+	w.Name("data")
 	w.Raw(string(raw))
 	w.Close()
 	w.CloseArray()
@@ -152,13 +152,13 @@ func writeStatusParts(w *jsonw.Writer, c content) {
 	w.OpenArray()
 	if c.hasText {
 		w.Open()
-		w.Key("text")
+		w.Name("text")
 		w.String(c.text)
 		w.Close()
 	}
 	if c.data != "" {
 		w.Open()
-		w.Key("data")
+		w.Name("data")
 		w.Raw(c.data)
 		w.Close()
 	}

@@ -24,14 +24,14 @@ const defaultAction = "execute"
 func (e *encoder) assignment(base string) {
 	w, env := &e.w, e.env
 	w.Open()
-	w.Key("type")
+	w.Name("type")
 	w.String(e.msgType)
 	dialects.WriteExtras(w, env, Name, base)
 	cbase := base + ".content"
-	w.Key("content")
+	w.Name("content")
 	w.Open()
 	if !hasExtra(env, cbase, "task_id") {
-		w.StringField("task_id", e.taskID)
+		w.NameString("task_id", e.taskID)
 	}
 	action := env.Operation.Name
 	desc := env.Description
@@ -49,12 +49,12 @@ func (e *encoder) assignment(base string) {
 		}
 		desc = e.clip(canonical.CDescription, "payload.content.description", desc, maxDescription)
 	}
-	w.StringField("description", desc)
-	w.StringField("action", action)
+	w.NameString("description", desc)
+	w.NameString("action", action)
 	e.object("parameters", env.Arguments, canonical.CArguments)
 	if env.Priority != 0 {
 		if p, ok := dialects.Word(e.ctx, env, Name, e.c.Priorities, env.Priority.String(), canonical.CPriority); ok {
-			w.Key("priority")
+			w.Name("priority")
 			w.String(p)
 		} else {
 			e.ctx.Lose(dialects.Dropped, canonical.CPriority, canonical.CPriority.String(), "bluelabel has no priority word for "+env.Priority.String())
@@ -81,7 +81,7 @@ func (e *encoder) deadline() {
 		}
 		d = v
 	}
-	e.w.Key("deadline")
+	e.w.Name("deadline")
 	e.w.String(string(d))
 }
 

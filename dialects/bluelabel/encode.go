@@ -86,28 +86,28 @@ func (e *encoder) typeWord() error {
 func (e *encoder) envelope(code string) {
 	w, env := &e.w, e.env
 	w.Open()
-	w.Key("type")
+	w.Name("type")
 	w.String(e.msgType)
-	w.StringField("protocol_version", e.version())
-	w.StringField("sender_id", e.id("sender_id", canonical.CSender, env.Sender.ID, 0))
-	w.StringField("recipient_id", e.recipient())
+	w.NameString("protocol_version", e.version())
+	w.NameString("sender_id", e.id("sender_id", canonical.CSender, env.Sender.ID, 0))
+	w.NameString("recipient_id", e.recipient())
 	e.timestamp()
 	e.taskID = e.task()
-	w.StringField("task_id", e.taskID)
-	w.StringField("trace_id", env.Trace.TraceID)
+	w.NameString("task_id", e.taskID)
+	w.NameString("trace_id", env.Trace.TraceID)
 	switch {
 	case e.own && env.Origin.Form == formBare: // a fragment: still no payload
 	case e.own && env.Origin.Form == formNested:
-		w.Key("payload")
+		w.Name("payload")
 		w.Open()
-		w.Key("type")
+		w.Name("type")
 		w.String(e.msgType)
 		dialects.WriteExtras(w, env, Name, "payload")
-		w.Key("payload")
+		w.Name("payload")
 		e.body("payload.payload", code)
 		w.Close()
 	default:
-		w.Key("payload")
+		w.Name("payload")
 		e.body("payload", code)
 	}
 	if e.kind == canonical.ActRequest {
@@ -218,7 +218,7 @@ func (e *encoder) task() string {
 func (e *encoder) timestamp() {
 	t := e.env.Time
 	if e.own {
-		e.w.StringField("timestamp", string(t))
+		e.w.NameString("timestamp", string(t))
 		return
 	}
 	if t == "" {
@@ -228,7 +228,7 @@ func (e *encoder) timestamp() {
 	} else {
 		t = dialects.TimeFor(e.ctx, Name, t, canonical.CTime, true, true)
 	}
-	e.w.Key("timestamp")
+	e.w.Name("timestamp")
 	e.w.String(string(t))
 }
 
@@ -246,7 +246,7 @@ func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Conce
 	}
 	e.approx(concept, fmt.Sprintf("%s must be an object; wrote {\"value\": %s}", key, clip(string(raw), 60)))
 	e.w.Open()
-	e.w.Key("value")
+	e.w.Name("value")
 	e.w.Raw(string(raw))
 	e.w.Close()
 }
@@ -272,7 +272,7 @@ func (e *encoder) metadata() {
 		return
 	}
 	w := &e.w
-	w.Key("metadata")
+	w.Name("metadata")
 	w.Open()
 	w.Key(metadataContext)
 	w.Raw(string(cx))
@@ -286,7 +286,7 @@ func (e *encoder) metadata() {
 		})
 	default:
 		e.approx(canonical.CMetadata, fmt.Sprintf("metadata must be an object; wrote {\"value\": %s}", clip(string(md), 60)))
-		w.Key("value")
+		w.Name("value")
 		w.Raw(string(md))
 	}
 	w.Close()

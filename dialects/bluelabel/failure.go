@@ -16,20 +16,20 @@ func (e *encoder) failure(base, code string) {
 		er = &canonical.Error{}
 	}
 	w.Open()
-	w.StringField("code", code)
+	w.NameString("code", code)
 	msg := er.Message
 	if msg == "" && !e.own {
 		msg = code
 		e.ctx.Fill(canonical.CErrorMessage, "payload.message", msg)
 	}
-	w.StringField("message", msg)
+	w.NameString("message", msg)
 	e.object("details", er.Details, canonical.CErrorDetails)
 	switch {
 	case er.Retryable != nil:
-		w.Key("retryable")
+		w.Name("retryable")
 		w.Bool(*er.Retryable)
 	case !e.own && env.Act == canonical.ActRefuse:
-		w.Key("retryable") // a refusal is not worth retrying
+		w.Name("retryable") // a refusal is not worth retrying
 		w.Bool(false)
 	}
 	e.suggestions(er.SuggestedActions)
@@ -112,7 +112,7 @@ func (e *encoder) suggestions(raw canonical.JSON) {
 		return
 	}
 	w := &e.w
-	w.Key("suggested_actions")
+	w.Name("suggested_actions")
 	v := gjson.Parse(string(raw))
 	if e.own || v.IsArray() && allStrings(v) {
 		w.Raw(string(raw))

@@ -17,7 +17,7 @@ func (e *encoder) needsInput(base string) {
 	} else {
 		e.inputs(env.Inputs)
 	}
-	w.StringField("context", env.Description)
+	w.NameString("context", env.Description)
 	e.seconds("timeout_seconds", canonical.CTTL)
 	dialects.WriteExtras(w, env, Name, base)
 	w.Close()
@@ -32,7 +32,7 @@ var inputTypes = []string{"string", "number", "boolean", "enum", "file"}
 // all are filled as [].
 func (e *encoder) inputs(raw canonical.JSON) {
 	w := &e.w
-	w.Key("requested_inputs")
+	w.Name("requested_inputs")
 	if raw == "" {
 		e.ctx.Fill(canonical.CInputs, "payload.requested_inputs", "[]")
 		w.Raw("[]")
@@ -120,11 +120,11 @@ func (e *encoder) input(i int, item gjson.Result) (changed bool) {
 	if desc == "" && !item.Get("description").Exists() {
 		desc, changed = id, true
 	}
-	w.Key("id")
+	w.Name("id")
 	w.String(id)
-	w.Key("type")
+	w.Name("type")
 	w.String(typ)
-	w.Key("description")
+	w.Name("description")
 	w.String(desc)
 	w.Close()
 	return changed

@@ -58,6 +58,9 @@ func normalID(s string, limit int) string {
 // UTC with "Z" when it has no zone (the same instant), ok false when it is
 // not a time at all.
 func dateTime(t canonical.Timestamp) (canonical.Timestamp, bool) {
+	if t.HasZone() && !strings.ContainsRune(string(t), ',') && t.Valid() {
+		return t, true // as below, without making the time
+	}
 	v, ok := t.Parse()
 	switch {
 	case !ok:

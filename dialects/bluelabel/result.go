@@ -27,7 +27,7 @@ func (e *encoder) result(base string) {
 		if env.Outcome == "" {
 			e.ctx.Fill(canonical.COutcome, "payload.status", word)
 		}
-		w.Key("status")
+		w.Name("status")
 		w.String(word)
 	}
 	e.resultBody()
@@ -35,7 +35,7 @@ func (e *encoder) result(base string) {
 		if !e.own {
 			d = e.clip(canonical.CDescription, "payload.notes", d, maxNotes)
 		}
-		w.Key("notes")
+		w.Name("notes")
 		w.String(d)
 	}
 	dialects.WriteExtras(w, env, Name, base)
@@ -50,12 +50,12 @@ func (e *encoder) resultBody() {
 		w.RawField("result", string(r))
 		return
 	}
-	w.Key("result")
+	w.Name("result")
 	switch {
 	case r == "":
 		e.ctx.Fill(canonical.CResult, "payload.result", fmt.Sprintf(`{"output": %q}`, clip(env.Description, 40)))
 		w.Open()
-		w.Key("output")
+		w.Name("output")
 		w.String(env.Description)
 		w.Close()
 	case dialects.IsObject(r) && gjson.Get(string(r), "output").Type == gjson.String:
@@ -67,9 +67,9 @@ func (e *encoder) resultBody() {
 		}
 		e.approx(canonical.CResult, fmt.Sprintf(`payload.result must be an object with a string output; wrote {"output": %q, "data": %s}`, clip(out, 40), clip(string(r), 60)))
 		w.Open()
-		w.Key("output")
+		w.Name("output")
 		w.String(out)
-		w.Key("data")
+		w.Name("data")
 		w.Raw(string(r))
 		w.Close()
 	}

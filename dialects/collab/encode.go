@@ -41,7 +41,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	if l.flat {
 		c.writeHeader(&w, env, ctx, msgType, corr, own)
 	} else {
-		w.Key("header")
+		w.Name("header")
 		w.Open()
 		hdrCorr := corr
 		if l.topCorrelation {
@@ -51,18 +51,18 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		dialects.WriteExtras(&w, env, Name, "header")
 		w.Close()
 		if l.topCorrelation && corr != "" {
-			w.Key("correlationId")
+			w.Name("correlationId")
 			w.String(corr)
 		}
 	}
 	if !l.noBody {
-		w.Key("body")
+		w.Name("body")
 		w.Open()
 		switch sh {
 		case shapeResponse:
 			c.writeResponse(&w, env, ctx, act, own, l)
 		case shapeEvent:
-			w.StringField("event", env.Operation.Name)
+			w.NameString("event", env.Operation.Name)
 			objectField(&w, ctx, "data", env.Arguments, canonical.CArguments, own)
 		default:
 			c.writeRequest(&w, env, ctx, act, own)
@@ -159,9 +159,9 @@ func (c *Codec) writeHeader(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 	if id == "" && !own {
 		id = ctx.ID()
 	}
-	w.StringField("messageId", id)
-	w.StringField("correlationId", corr)
-	w.Key("type")
+	w.NameString("messageId", id)
+	w.NameString("correlationId", corr)
+	w.Name("type")
 	w.String(msgType)
 
 	source := env.Sender.ID
@@ -169,12 +169,12 @@ func (c *Codec) writeHeader(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 		source = "unknown"
 		ctx.Fill(canonical.CSender, "header.source", source)
 	}
-	w.StringField("source", source)
+	w.NameString("source", source)
 	if d, ok := destination(env, ctx, msgType, own); ok {
-		w.Key("destination")
+		w.Name("destination")
 		w.String(d)
 	}
-	w.StringField("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, !own, !own)))
+	w.NameString("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, !own, !own)))
 
 	if env.Priority != 0 {
 		n := env.Priority.Level()
@@ -183,11 +183,11 @@ func (c *Codec) writeHeader(w *jsonw.Writer, env *canonical.Envelope, ctx *diale
 				n = v
 			}
 		}
-		w.Key("priority")
+		w.Name("priority")
 		w.Int(int64(n))
 	}
 	if env.TTL.Set {
-		w.Key("ttl")
+		w.Name("ttl")
 		writeMillis(w, ctx, env.TTL.D, own, canonical.CTTL)
 	}
 }
@@ -232,11 +232,11 @@ func writeTrace(w *jsonw.Writer, env *canonical.Envelope) {
 	if t.TraceID == "" && t.SpanID == "" && t.ParentSpanID == "" && !dialects.HasExtras(env, Name, "trace") {
 		return
 	}
-	w.Key("trace")
+	w.Name("trace")
 	w.Open()
-	w.StringField("traceId", t.TraceID)
-	w.StringField("spanId", t.SpanID)
-	w.StringField("parentSpan", t.ParentSpanID)
+	w.NameString("traceId", t.TraceID)
+	w.NameString("spanId", t.SpanID)
+	w.NameString("parentSpan", t.ParentSpanID)
 	dialects.WriteExtras(w, env, Name, "trace")
 	w.Close()
 }
@@ -255,7 +255,7 @@ func objectField(w *jsonw.Writer, ctx *dialects.EncodeContext, key string, raw c
 	}
 	approximate(ctx, concept, "collab types %s as an object; wrapped %s as {\"value\": ...}", key, clip(string(raw)))
 	w.Open()
-	w.Key("value")
+	w.Name("value")
 	w.Raw(string(raw))
 	w.Close()
 }

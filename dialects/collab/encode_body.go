@@ -11,15 +11,15 @@ import (
 func (c *Codec) writeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext, act canonical.Act, own bool) {
 	switch act {
 	case canonical.ActInformCapabilities:
-		w.Key("action")
+		w.Name("action")
 		w.String(actionRegister)
 		writeRegistration(w, env, ctx, own)
 	case canonical.ActQueryCapabilities:
-		w.Key("action")
+		w.Name("action")
 		w.String(actionFind)
 		objectField(w, ctx, "payload", env.Arguments, canonical.CArguments, own)
 	default:
-		w.StringField("action", env.Operation.Name)
+		w.NameString("action", env.Operation.Name)
 		objectField(w, ctx, "payload", env.Arguments, canonical.CArguments, own)
 	}
 }
@@ -30,7 +30,7 @@ func (c *Codec) writeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 func writeRegistration(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext, own bool) {
 	caps := env.Capabilities
 	if caps != nil && caps.Dialect == Name && caps.Raw != "" {
-		w.Key("payload")
+		w.Name("payload")
 		w.Raw(string(caps.Raw))
 		return
 	}
@@ -46,13 +46,13 @@ func writeRegistration(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.E
 		name = id
 		ctx.Fill(canonical.CSenderName, "body.payload.name", name)
 	}
-	w.Key("payload")
+	w.Name("payload")
 	w.Open()
-	w.Key("id")
+	w.Name("id")
 	w.String(id)
-	w.Key("name")
+	w.Name("name")
 	w.String(name)
-	w.Key("capabilities")
+	w.Name("capabilities")
 	w.OpenArray()
 	if caps != nil {
 		writeCapabilities(w, ctx, caps)
@@ -83,9 +83,9 @@ func writeCapabilities(w *jsonw.Writer, ctx *dialects.EncodeContext, caps *canon
 			group = t.Name
 		}
 		w.Open()
-		w.Key("name")
+		w.Name("name")
 		w.String(group)
-		w.Key("actions")
+		w.Name("actions")
 		w.OpenArray()
 		for j := i; j < len(caps.Tools); j++ {
 			u := caps.Tools[j]
@@ -107,27 +107,27 @@ func writeCapabilities(w *jsonw.Writer, ctx *dialects.EncodeContext, caps *canon
 func (c *Codec) writeResponse(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext, act canonical.Act, own bool, l layout) {
 	failed := act.IsError()
 	if status, ok := c.status(env, ctx, failed, own); ok {
-		w.Key("status")
+		w.Name("status")
 		w.String(status)
 	}
 	switch {
 	case !failed:
 		w.RawField("result", string(c.result(env, ctx, own)))
 	case l.nullResult:
-		w.Key("result")
+		w.Name("result")
 		w.Null()
 	}
 	switch {
 	case failed && own && bareError(env) && keptResult(env):
 		// The error object was there, empty: without it the kept result
 		// would read back as a failed result.
-		w.Key("error")
+		w.Name("error")
 		w.Open()
 		w.Close()
 	case failed && !(own && bareError(env)):
 		c.writeError(w, env, ctx, act, own)
 	case l.nullError:
-		w.Key("error")
+		w.Name("error")
 		w.Null()
 	}
 }
@@ -195,14 +195,14 @@ func (c *Codec) writeError(w *jsonw.Writer, env *canonical.Envelope, ctx *dialec
 	if e == nil {
 		e = &canonical.Error{}
 	}
-	w.Key("error")
+	w.Name("error")
 	w.Open()
 	code := e.Code
 	if code == "" {
 		code = canonical.DefaultErrorCode(act)
 	}
 	if word, ok := c.errorWord(env, ctx, act, own); ok {
-		w.Key("code")
+		w.Name("code")
 		w.String(word)
 	}
 	msg := e.Message
@@ -210,13 +210,13 @@ func (c *Codec) writeError(w *jsonw.Writer, env *canonical.Envelope, ctx *dialec
 		msg = string(code)
 		ctx.Fill(canonical.CErrorMessage, "body.error.message", msg)
 	}
-	w.StringField("message", msg)
+	w.NameString("message", msg)
 	if e.Retryable != nil {
-		w.Key("retryable")
+		w.Name("retryable")
 		w.Bool(*e.Retryable)
 	}
 	if e.RetryAfter.Set {
-		w.Key("retryAfter")
+		w.Name("retryAfter")
 		writeMillis(w, ctx, e.RetryAfter.D, own, canonical.CErrorRetryAfter)
 	}
 	w.RawField("details", string(e.Details))

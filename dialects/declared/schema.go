@@ -20,13 +20,13 @@ import (
 func (c *Codec) deriveSchema(d *mappings.Declaration) ([]byte, error) {
 	w := jsonw.New(nil)
 	w.Open()
-	w.Key("$schema")
+	w.Name("$schema")
 	w.String("https://json-schema.org/draft/2020-12/schema")
-	w.Key("$id")
+	w.Name("$id")
 	w.String("urn:mcp-bridge:schema:" + d.Name)
-	w.Key("title")
+	w.Name("title")
 	w.String(d.Name + " message (declared dialect)")
-	w.Key("description")
+	w.Name("description")
 	w.String("Derived from the declaration in " + d.File + ":" + strconv.Itoa(d.Line) + ". Members beside the declared ones are allowed.")
 	c.objectSchema(&w, c.root)
 	w.Close()
@@ -40,7 +40,7 @@ func (c *Codec) deriveSchema(d *mappings.Declaration) ([]byte, error) {
 
 // objectSchema writes the members of the schema of object n.
 func (c *Codec) objectSchema(w *jsonw.Writer, n *node) {
-	w.Key("type")
+	w.Name("type")
 	w.String("object")
 	var req []string
 	for _, ch := range n.children {
@@ -49,23 +49,23 @@ func (c *Codec) objectSchema(w *jsonw.Writer, n *node) {
 		}
 	}
 	if len(req) > 0 {
-		w.Key("required")
+		w.Name("required")
 		w.OpenArray()
 		for _, k := range req {
 			w.String(k)
 		}
 		w.CloseArray()
 	}
-	w.Key("properties")
+	w.Name("properties")
 	w.Open()
 	for _, ch := range n.children {
 		w.Key(ch.key)
 		w.Open()
 		switch {
 		case ch.mark != nil:
-			w.Key("const")
+			w.Name("const")
 			w.String(ch.mark.value)
-			w.Key("description")
+			w.Name("description")
 			w.String("detection mark")
 		case ch.field != nil:
 			fieldSchema(w, ch.field)
@@ -79,39 +79,39 @@ func (c *Codec) objectSchema(w *jsonw.Writer, n *node) {
 
 // fieldSchema writes the members of the schema of a field, by kind.
 func fieldSchema(w *jsonw.Writer, f *field) {
-	w.Key("description")
+	w.Name("description")
 	w.String(describe(f))
 	switch f.kind {
 	case mappings.KindText:
-		w.Key("type")
+		w.Name("type")
 		w.String("string")
 	case mappings.KindMilli:
-		w.Key("type")
+		w.Name("type")
 		w.String("number")
-		w.Key("minimum")
+		w.Name("minimum")
 		w.Int(0)
-		w.Key("maximum")
+		w.Name("maximum")
 		w.Int(maxMillis)
 	case mappings.KindWord:
 		words := f.table.Words()
 		switch {
 		case f.concept == canonical.CErrorCode:
 			// An open vocabulary: the known words are examples.
-			w.Key("type")
+			w.Name("type")
 			w.String("string")
-			w.Key("examples")
+			w.Name("examples")
 			stringArray(w, words)
 		case f.table.FoldCase():
-			w.Key("type")
+			w.Name("type")
 			w.String("string")
 			quoted := make([]string, len(words))
 			for i, s := range words {
 				quoted[i] = regexp.QuoteMeta(s)
 			}
-			w.Key("pattern")
+			w.Name("pattern")
 			w.String("^(?i:" + strings.Join(quoted, "|") + ")$")
 		default:
-			w.Key("enum")
+			w.Name("enum")
 			stringArray(w, words)
 		}
 	}

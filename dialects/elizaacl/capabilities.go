@@ -111,10 +111,10 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 	if env.Outcome != "" {
 		status, _ = dialects.Word(ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome)
 	}
-	w.StringField("status", status)
-	w.Key("capabilities")
+	w.NameString("status", status)
+	w.Name("capabilities")
 	w.Open()
-	w.Key("topics")
+	w.Name("topics")
 	w.OpenArray()
 	if caps != nil {
 		for _, t := range caps.Topics {
@@ -122,15 +122,15 @@ func (c *Codec) encodeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx
 		}
 	}
 	w.CloseArray()
-	w.Key("actions")
+	w.Name("actions")
 	w.OpenArray()
 	var partial []string
 	if caps != nil {
 		for _, t := range caps.Tools {
 			w.Open()
-			w.Key("name")
+			w.Name("name")
 			w.String(t.Name)
-			w.StringField("description", t.Description)
+			w.NameString("description", t.Description)
 			w.Close()
 			if t.Capability != "" || t.Title != "" || t.InputSchema != "" || t.OutputSchema != "" || t.Version != "" {
 				partial = append(partial, t.Name)

@@ -47,7 +47,7 @@ func writeETA(w *jsonw.Writer, ctx *dialects.EncodeContext, ttl canonical.Durati
 		dialects.Approximate(ctx, canonical.CTTL, Name, d.String(), "0 (estimated_completion_time cannot be negative)")
 		d = 0
 	}
-	w.Key("estimated_completion_time")
+	w.Name("estimated_completion_time")
 	switch {
 	case ttl.ISO && ttl.Text != "" && d == ttl.D && parsesTo(ttl.Text, d):
 		w.String(ttl.Text) // as the source wrote it

@@ -30,38 +30,38 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	w := jsonw.New(dst)
 	w.Open()
 	if own {
-		w.StringField("mcp_version", env.Origin.Version)
-		w.StringField("message_id", env.ID)
+		w.NameString("mcp_version", env.Origin.Version)
+		w.NameString("message_id", env.ID)
 	} else {
-		w.Key("mcp_version")
+		w.Name("mcp_version")
 		w.String(version)
 		id := env.ID
 		if id == "" {
 			id = ctx.ID()
 		}
-		w.Key("message_id")
+		w.Name("message_id")
 		w.String(id)
 	}
-	w.Key("performative")
+	w.Name("performative")
 	w.String(perf)
 	c.encodeSender(&w, env, ctx, own)
 	c.encodeReceiver(&w, env, ctx, own)
 	if irt := c.inReplyTo(env, act, ctx, own); irt != "" {
-		w.Key("in_reply_to")
+		w.Name("in_reply_to")
 		w.String(irt)
 	}
-	w.StringField("reply_with", env.ReplyWith)
-	w.StringField("language", env.Language)
-	w.StringField("ontology", env.Ontology)
+	w.NameString("reply_with", env.ReplyWith)
+	w.NameString("language", env.Language)
+	w.NameString("ontology", env.Ontology)
 	if own {
-		w.StringField("timestamp", string(env.Time))
+		w.NameString("timestamp", string(env.Time))
 	} else {
 		// elizaacl does not parse timestamps: any text is kept.
-		w.Key("timestamp")
+		w.Name("timestamp")
 		w.String(string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, false, true)))
 	}
 	if !own || env.Origin.Form != formNoPayload {
-		w.Key("payload")
+		w.Name("payload")
 		c.encodePayload(&w, env, act, ctx, own)
 	}
 	dialects.WriteExtras(&w, env, Name, "")
@@ -80,9 +80,9 @@ func (c *Codec) encodeSender(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 		id = "unknown"
 		ctx.Fill(canonical.CSender, "sender.agent_id", id)
 	}
-	w.Key("sender")
+	w.Name("sender")
 	w.Open()
-	w.StringField("agent_id", id)
+	w.NameString("agent_id", id)
 	dialects.WriteExtras(w, env, Name, "sender")
 	w.Close()
 }
@@ -110,9 +110,9 @@ func (c *Codec) encodeReceiver(w *jsonw.Writer, env *canonical.Envelope, ctx *di
 		id = "unknown"
 		ctx.Fill(canonical.CReceiver, "receiver.agent_id", id)
 	}
-	w.Key("receiver")
+	w.Name("receiver")
 	w.Open()
-	w.StringField("agent_id", id)
+	w.NameString("agent_id", id)
 	dialects.WriteExtras(w, env, Name, "receiver")
 	w.Close()
 }

@@ -24,14 +24,14 @@ func (c *Codec) encodePayload(w *jsonw.Writer, env *canonical.Envelope, act cano
 		c.encodeRequest(w, env, ctx, own)
 	case canonical.ActAccept:
 		if !own {
-			w.Key("status")
+			w.Name("status")
 			w.String(statusAccepted)
 		}
-		w.StringField("task_id_assigned", env.TaskID)
+		w.NameString("task_id_assigned", env.TaskID)
 		if env.TTL.Set {
 			writeETA(w, ctx, env.TTL)
 		}
-		w.StringField("comments", env.Description)
+		w.NameString("comments", env.Description)
 	case canonical.ActResult:
 		c.encodeResult(w, env, ctx, own)
 	case canonical.ActRefuse:
@@ -55,12 +55,12 @@ func (c *Codec) encodeRequest(w *jsonw.Writer, env *canonical.Envelope, ctx *dia
 		}
 		ctx.Fill(canonical.COperation, "payload.task_type", name)
 	}
-	w.StringField("task_type", name)
-	w.StringField("task_description", env.Description)
+	w.NameString("task_type", name)
+	w.NameString("task_description", env.Description)
 	c.objectField(w, ctx, "task_parameters", env.Arguments, canonical.CArguments, own)
 	if env.Priority != 0 {
 		if p, ok := dialects.Word(ctx, env, Name, c.Priorities, env.Priority.String(), canonical.CPriority); ok {
-			w.Key("priority")
+			w.Name("priority")
 			w.String(p)
 		} else {
 			ctx.Lose(dialects.Dropped, canonical.CPriority, canonical.CPriority.String(), "elizaacl has no priority word for "+env.Priority.String())
@@ -75,7 +75,7 @@ func (c *Codec) encodeResult(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 	switch {
 	case env.Outcome != "":
 		if s, ok := dialects.Word(ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome); ok {
-			w.Key("task_status")
+			w.Name("task_status")
 			w.String(s)
 		}
 	case !own:
@@ -85,10 +85,10 @@ func (c *Codec) encodeResult(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 		}
 		s, _, _ := c.Outcomes.Word(string(out))
 		ctx.Fill(canonical.COutcome, "payload.task_status", s)
-		w.Key("task_status")
+		w.Name("task_status")
 		w.String(s)
 	}
-	w.StringField("result_summary", env.Description)
+	w.NameString("result_summary", env.Description)
 	c.objectField(w, ctx, "result_details", env.Result, canonical.CResult, own)
 }
 
@@ -96,7 +96,7 @@ func (c *Codec) encodeResult(w *jsonw.Writer, env *canonical.Envelope, ctx *dial
 // status word (when the act has one), the code and the text.
 func (c *Codec) encodeError(w *jsonw.Writer, env *canonical.Envelope, ctx *dialects.EncodeContext, own bool, status, codeKey, textKey string) {
 	if status != "" && !own {
-		w.Key("status")
+		w.Name("status")
 		w.String(status)
 	}
 	e := env.Error
@@ -130,12 +130,12 @@ func (c *Codec) encodeQuery(w *jsonw.Writer, env *canonical.Envelope, act canoni
 	case args != "":
 		dialects.Approximate(ctx, canonical.CArguments, Name, string(args), `payload {"value": ...}`)
 		w.Open()
-		w.Key("value")
+		w.Name("value")
 		w.Raw(string(args))
 		w.Close()
 	case act == canonical.ActQueryCapabilities:
 		w.Open()
-		w.Key("query_type")
+		w.Name("query_type")
 		w.String(querySummary)
 		w.Close()
 	default:
@@ -163,7 +163,7 @@ func (c *Codec) objectField(w *jsonw.Writer, ctx *dialects.EncodeContext, key st
 	}
 	dialects.Approximate(ctx, concept, Name, string(raw), `{"value": ...}`)
 	w.Open()
-	w.Key("value")
+	w.Name("value")
 	w.Raw(string(raw))
 	w.Close()
 }

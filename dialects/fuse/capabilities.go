@@ -114,9 +114,9 @@ func (c *Codec) parametersSchema(d *dialects.Doc, path string, v gjson.Result) (
 	}
 	w := jsonw.New(make([]byte, 0, len(v.Raw)+64))
 	w.Open()
-	w.Key("type")
+	w.Name("type")
 	w.String("object")
-	w.Key("properties")
+	w.Name("properties")
 	w.Open()
 	var required []string
 	var err error
@@ -136,7 +136,7 @@ func (c *Codec) parametersSchema(d *dialects.Doc, path string, v gjson.Result) (
 	}
 	w.Close()
 	if len(required) > 0 {
-		w.Key("required")
+		w.Name("required")
 		w.OpenArray()
 		for _, r := range required {
 			w.String(r)
@@ -179,14 +179,14 @@ func (c *Codec) parameter(d *dialects.Doc, w *jsonw.Writer, path string, p gjson
 	}
 	w.Key(name)
 	w.Open()
-	w.StringField("type", typ)
-	w.StringField("description", desc)
+	w.NameString("type", typ)
+	w.NameString("description", desc)
 	if def.Exists() {
-		w.Key("default")
+		w.Name("default")
 		w.Raw(def.Raw)
 	}
 	if enum.Exists() {
-		w.Key("enum")
+		w.Name("enum")
 		w.Raw(enum.Raw)
 	}
 	w.Close()
@@ -224,12 +224,12 @@ func (c *Codec) writeCapabilities(w *jsonw.Writer, env *canonical.Envelope, ctx 
 	}
 	for _, g := range groups {
 		w.Open()
-		w.Key("id")
+		w.Name("id")
 		w.String(g)
-		w.Key("name")
+		w.Name("name")
 		w.String(g)
-		w.StringField("version", groupVersion(caps.Tools, g, ctx))
-		w.Key("actions")
+		w.NameString("version", groupVersion(caps.Tools, g, ctx))
+		w.Name("actions")
 		w.OpenArray()
 		for i := range caps.Tools {
 			if groupOf(caps.Tools[i]) == g {
@@ -279,11 +279,11 @@ func (c *Codec) writeAction(w *jsonw.Writer, t *canonical.Tool, ctx *dialects.En
 		title = id
 	}
 	w.Open()
-	w.Key("id")
+	w.Name("id")
 	w.String(id)
-	w.Key("name")
+	w.Name("name")
 	w.String(title)
-	w.StringField("description", t.Description)
+	w.NameString("description", t.Description)
 	if t.InputSchema != "" {
 		c.writeParameters(w, id, t.InputSchema, ctx)
 	}
@@ -312,7 +312,7 @@ func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical
 		lossy("describe object arguments only; input schema " + clip(string(schema)) + " not written")
 		return
 	}
-	w.Key("parameters")
+	w.Name("parameters")
 	w.OpenArray()
 	defer w.CloseArray()
 	required := map[string]bool{}
@@ -347,28 +347,28 @@ func (c *Codec) writeParameters(w *jsonw.Writer, action string, schema canonical
 			extra += " " + k.Str
 		}
 		w.Open()
-		w.Key("name")
+		w.Name("name")
 		w.String(dialects.Text(k))
 		if t := p.Get("type"); t.Type == gjson.String {
-			w.Key("type")
+			w.Name("type")
 			w.String(dialects.Text(t))
 		} else if t.Exists() {
 			extra += " " + k.Str + ".type"
 		}
-		w.Key("required")
+		w.Name("required")
 		w.Bool(required[dialects.Text(k)])
 		if d := p.Get("description"); d.Type == gjson.String {
-			w.Key("description")
+			w.Name("description")
 			w.String(dialects.Text(d))
 		} else if d.Exists() {
 			extra += " " + k.Str + ".description"
 		}
 		if d := p.Get("default"); d.Exists() {
-			w.Key("default")
+			w.Name("default")
 			w.Raw(d.Raw)
 		}
 		if e := p.Get("enum"); e.IsArray() {
-			w.Key("enum")
+			w.Name("enum")
 			w.Raw(e.Raw)
 		} else if e.Exists() {
 			extra += " " + k.Str + ".enum"

@@ -53,37 +53,37 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	w.Open()
 	switch {
 	case !e.own:
-		w.StringField("version", version)
+		w.NameString("version", version)
 	case env.Origin.Version != "":
-		w.StringField("version", env.Origin.Version)
+		w.NameString("version", env.Origin.Version)
 	}
 	if e.shape != shapeCapsDocument {
-		w.Key("messageType")
+		w.Name("messageType")
 		w.String(e.msgType)
 	}
 	id := env.ID
 	if id == "" && !e.own {
 		id = ctx.ID()
 	}
-	w.StringField("id", id)
+	w.NameString("id", id)
 	if e.topID {
-		w.StringField("requestId", env.InReplyTo)
+		w.NameString("requestId", env.InReplyTo)
 	}
-	w.StringField("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, false, !e.own)))
+	w.NameString("timestamp", string(dialects.TimeFor(ctx, Name, env.Time, canonical.CTime, false, !e.own)))
 	c.writeSource(&w, &e)
 	c.writeTarget(&w, &e)
 	c.writeAuthentication(&w, &e)
 	c.writeExtensions(&w, &e)
 
 	if e.shape == shapeCapsDocument {
-		w.Key("capabilities")
+		w.Name("capabilities")
 		c.writeCapabilities(&w, env, ctx)
 		c.writeMetadata(&w, &e)
 		dialects.WriteExtras(&w, env, Name, "")
 		w.Close()
 		return w.Buf, nil
 	}
-	w.Key("content")
+	w.Name("content")
 	w.Open()
 	switch e.shape {
 	case shapeRequest, shapeDiscovery:
@@ -94,13 +94,13 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		c.writeError(&w, &e)
 	case shapeCapsReply:
 		c.writeRequestID(&w, &e)
-		w.Key("capabilities")
+		w.Name("capabilities")
 		c.writeCapabilities(&w, env, ctx)
 	case shapeCapsEvent:
 		if !hasExtra(env, "content", "eventType") {
-			w.StringField("eventType", CapabilitiesEvent)
+			w.NameString("eventType", CapabilitiesEvent)
 		}
-		w.Key("capabilities")
+		w.Name("capabilities")
 		c.writeCapabilities(&w, env, ctx)
 	case shapeEvent:
 		c.writeEvent(&w, &e)
@@ -184,10 +184,10 @@ func (c *Codec) writeSource(w *jsonw.Writer, e *encoding) {
 		s.ID = "unknown"
 		e.ctx.Fill(canonical.CSender, "source.agentId", s.ID)
 	}
-	w.Key("source")
+	w.Name("source")
 	w.Open()
-	w.StringField("agentId", s.ID)
-	w.StringField("name", s.Name)
+	w.NameString("agentId", s.ID)
+	w.NameString("name", s.Name)
 	dialects.WriteExtras(w, e.env, Name, "source")
 	w.Close()
 }
@@ -201,10 +201,10 @@ func (c *Codec) writeTarget(w *jsonw.Writer, e *encoding) {
 			r.ID = "unknown"
 			e.ctx.Fill(canonical.CReceiver, "target.agentId", r.ID)
 		}
-		w.Key("target")
+		w.Name("target")
 		w.Open()
-		w.StringField("agentId", r.ID)
-		w.StringField("name", r.Name)
+		w.NameString("agentId", r.ID)
+		w.NameString("name", r.Name)
 		dialects.WriteExtras(w, e.env, Name, "target")
 		w.Close()
 		return
@@ -233,7 +233,7 @@ func (c *Codec) writeAuthentication(w *jsonw.Writer, e *encoding) {
 	if a == "" {
 		return
 	}
-	w.Key("authentication")
+	w.Name("authentication")
 	if e.own || dialects.IsObject(a) {
 		w.Raw(string(a))
 		return
@@ -249,7 +249,7 @@ func (c *Codec) writeExtensions(w *jsonw.Writer, e *encoding) {
 	if x == "" {
 		return
 	}
-	w.Key("extensions")
+	w.Name("extensions")
 	v := gjson.Parse(string(x))
 	if e.own || (v.IsArray() && allObjects(v)) {
 		w.Raw(string(x))
@@ -289,7 +289,7 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 		return
 	}
 	tracing := span != ""
-	w.Key("metadata")
+	w.Name("metadata")
 	w.Open()
 	if m := env.Metadata; m != "" {
 		if dialects.IsObject(m) {
@@ -305,7 +305,7 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 				if k.Str == "traceparent" && tracing {
 					tracing = false
 					if tp := env.Trace.TraceparentFor(v.Str); v.Type != gjson.String || tp != v.Str {
-						w.Key("traceparent")
+						w.Name("traceparent")
 						w.String(tp)
 						return true
 					}
@@ -316,14 +316,14 @@ func (c *Codec) writeMetadata(w *jsonw.Writer, e *encoding) {
 			})
 		} else {
 			dialects.Approximate(e.ctx, canonical.CMetadata, Name, clip(string(m)), `{"value": ...}`)
-			w.Key("value")
+			w.Name("value")
 			w.Raw(string(m))
 		}
 	}
-	w.StringField("correlationId", env.CorrelationID)
-	w.StringField("sessionId", env.SessionID)
+	w.NameString("correlationId", env.CorrelationID)
+	w.NameString("sessionId", env.SessionID)
 	if tracing {
-		w.StringField("traceparent", env.Trace.TraceparentFor(""))
+		w.NameString("traceparent", env.Trace.TraceparentFor(""))
 	}
 	w.Close()
 }
@@ -337,10 +337,10 @@ func (c *Codec) writeRequest(w *jsonw.Writer, e *encoding) {
 		op.Name = string(env.Act)
 		e.ctx.Fill(canonical.COperation, "content.action", op.Name)
 	}
-	w.StringField("capability", op.Capability)
-	w.StringField("action", op.Name)
+	w.NameString("capability", op.Capability)
+	w.NameString("action", op.Name)
 	c.objectField(w, e, "parameters", env.Arguments, canonical.CArguments)
-	w.StringField("contextId", env.ConversationID)
+	w.NameString("contextId", env.ConversationID)
 }
 
 func (c *Codec) writeEvent(w *jsonw.Writer, e *encoding) {
@@ -350,7 +350,7 @@ func (c *Codec) writeEvent(w *jsonw.Writer, e *encoding) {
 		name = "event"
 		e.ctx.Fill(canonical.COperation, "content.eventType", name)
 	}
-	w.StringField("eventType", name)
+	w.NameString("eventType", name)
 	c.objectField(w, e, "data", env.Arguments, canonical.CArguments)
 }
 
@@ -374,7 +374,7 @@ func (c *Codec) writeRequestID(w *jsonw.Writer, e *encoding) {
 		}
 		e.ctx.Fill(canonical.CInReplyTo, "content.requestId", id)
 	}
-	w.StringField("requestId", id)
+	w.NameString("requestId", id)
 }
 
 // writeResult writes a result in the spec's shape, or the guide's for a
@@ -384,7 +384,7 @@ func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 	env := e.env
 	if e.guide {
 		if env.Outcome != "" {
-			w.Key("success")
+			w.Name("success")
 			w.Bool(env.Outcome != canonical.OutcomeFailure)
 		}
 		w.RawField("result", string(env.Result))
@@ -394,12 +394,12 @@ func (c *Codec) writeResult(w *jsonw.Writer, e *encoding) {
 	switch {
 	case env.Outcome != "":
 		if s, ok := dialects.Word(e.ctx, env, Name, c.Outcomes, string(env.Outcome), canonical.COutcome); ok {
-			w.StringField("status", s)
+			w.NameString("status", s)
 		}
 	case !e.own:
 		if s, _, ok := c.Outcomes.Word(string(canonical.OutcomeSuccess)); ok {
 			e.ctx.Fill(canonical.COutcome, "content.status", s)
-			w.StringField("status", s)
+			w.NameString("status", s)
 		}
 	}
 	result := string(env.Result)
@@ -419,14 +419,14 @@ func (c *Codec) writeError(w *jsonw.Writer, e *encoding) {
 	env := e.env
 	if env.Outcome != "" || !e.own {
 		if e.guide {
-			w.Key("success")
+			w.Name("success")
 			w.Bool(false)
 		} else if s, _, ok := c.Outcomes.Word(string(canonical.OutcomeFailure)); ok {
-			w.StringField("status", s)
+			w.NameString("status", s)
 		}
 	}
 	if e.errorObject {
-		w.Key("error")
+		w.Name("error")
 		c.writeErrorObject(w, e)
 	}
 	c.writeRequestID(w, e)
@@ -440,7 +440,7 @@ func (c *Codec) writeErrorObject(w *jsonw.Writer, e *encoding) {
 		er = &canonical.Error{}
 	}
 	w.Open()
-	w.StringField("code", e.word)
+	w.NameString("code", e.word)
 	msg := er.Message
 	if msg == "" && !e.own {
 		msg = string(e.code)
@@ -449,7 +449,7 @@ func (c *Codec) writeErrorObject(w *jsonw.Writer, e *encoding) {
 		}
 		e.ctx.Fill(canonical.CErrorMessage, "content.error.message", msg)
 	}
-	w.StringField("message", msg)
+	w.NameString("message", msg)
 	w.RawField("details", string(er.Details))
 	dialects.WriteExtras(w, env, Name, "content.error")
 	w.Close()
@@ -541,7 +541,7 @@ func (c *Codec) objectField(w *jsonw.Writer, e *encoding, key string, raw canoni
 // wrap writes {"value": raw}.
 func wrap(w *jsonw.Writer, raw string) {
 	w.Open()
-	w.Key("value")
+	w.Name("value")
 	w.Raw(raw)
 	w.Close()
 }

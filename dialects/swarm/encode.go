@@ -37,21 +37,21 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		if id == "" && !e.own {
 			id = ctx.ID()
 		}
-		w.Key("message_id")
+		w.Name("message_id")
 		w.String(id)
 	}
-	w.Key("message_type")
+	w.Name("message_type")
 	w.String(msgType)
 	if !e.lay.has(absSender) {
-		w.Key("sender_id")
+		w.Name("sender_id")
 		w.String(e.fill(canonical.CSender, "sender_id", env.Sender.ID))
 	}
 	if !e.lay.has(absReceiver) {
-		w.Key("receiver_id")
+		w.Name("receiver_id")
 		e.receiver(msgType)
 	}
 	if !e.lay.has(absTimestamp) {
-		w.Key("timestamp")
+		w.Name("timestamp")
 		if e.own {
 			w.String(string(env.Time))
 		} else {
@@ -59,7 +59,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		}
 	}
 	if !e.lay.has(absCorrelation) {
-		w.Key("correlation_id")
+		w.Name("correlation_id")
 		if corr := e.correlation(msgType); corr != "" {
 			w.String(corr)
 		} else {
@@ -68,12 +68,12 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 	}
 	if env.Priority != 0 {
 		if p, ok := dialects.Word(ctx, env, Name, c.Priorities, env.Priority.String(), canonical.CPriority); ok {
-			w.Key("priority")
+			w.Name("priority")
 			w.String(p)
 		}
 	}
 	if !e.lay.has(absPayload) {
-		w.Key("payload")
+		w.Name("payload")
 		switch msgType {
 		case typeRequest:
 			e.request()
@@ -88,7 +88,7 @@ func (c *Codec) Encode(dst []byte, env *canonical.Envelope, ctx *dialects.Encode
 		}
 	}
 	if msgType == typeHandshakeResponse && !e.lay.has(absAccepted) && (!e.own || env.Outcome != "") {
-		w.Key("accepted")
+		w.Name("accepted")
 		w.Bool(env.Outcome != canonical.OutcomeFailure)
 	}
 	dialects.WriteExtras(w, env, Name, "")
@@ -175,7 +175,7 @@ func (e *encoder) request() {
 			}
 			e.ctx.Fill(canonical.COperation, "payload.tool_name", name)
 		}
-		w.Key("tool_name")
+		w.Name("tool_name")
 		w.String(name)
 	}
 	e.object("arguments", env.Arguments, canonical.CArguments)
@@ -187,10 +187,10 @@ func (e *encoder) request() {
 		} else if clamped != secs || float64(secs) != env.TTL.D.Seconds() {
 			dialects.Approximate(e.ctx, canonical.CTTL, Name, env.TTL.D.String(), fmt.Sprintf("timeout %d s (whole seconds from %d to %d)", clamped, minTimeout, maxTimeout))
 		}
-		w.Key("timeout")
+		w.Name("timeout")
 		w.Int(clamped)
 	} else if e.lay.has(nullTimeout) {
-		w.Key("timeout")
+		w.Name("timeout")
 		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
@@ -204,11 +204,11 @@ func (e *encoder) response() {
 		if env.Outcome == canonical.OutcomePartial {
 			dialects.Approximate(e.ctx, canonical.COutcome, Name, string(env.Outcome), "success true")
 		}
-		w.Key("success")
+		w.Name("success")
 		w.Bool(env.Outcome != canonical.OutcomeFailure)
 	}
 	if !e.lay.has(absResult) {
-		w.Key("result")
+		w.Name("result")
 		if env.Result != "" {
 			w.Raw(string(env.Result))
 		} else {
@@ -216,7 +216,7 @@ func (e *encoder) response() {
 		}
 	}
 	if !e.lay.has(absError) {
-		w.Key("error")
+		w.Name("error")
 		if env.Error != nil && env.Error.Message != "" {
 			w.String(env.Error.Message)
 		} else {
@@ -224,7 +224,7 @@ func (e *encoder) response() {
 		}
 	}
 	if e.lay.has(nullExecTime) {
-		w.Key("execution_time")
+		w.Name("execution_time")
 		w.Null()
 	}
 	dialects.WriteExtras(w, env, Name, "payload")
@@ -246,11 +246,11 @@ func (e *encoder) errorPayload() {
 	case keptCode(env):
 		// an empty error_code of swarm's own: WriteExtras writes it back
 	case word != "" && er.Code == "":
-		w.Key("error_code")
+		w.Name("error_code")
 		w.String(word) // the source's own word, with no canonical meaning: kept as it is
 	default:
 		word, _ = dialects.Word(e.ctx, env, Name, e.c.Errors, string(code), canonical.CErrorCode)
-		w.Key("error_code")
+		w.Name("error_code")
 		w.String(word)
 	}
 	if !e.lay.has(absErrorMessage) {
@@ -259,7 +259,7 @@ func (e *encoder) errorPayload() {
 			msg = string(code)
 			e.ctx.Fill(canonical.CErrorMessage, "payload.error_message", msg)
 		}
-		w.Key("error_message")
+		w.Name("error_message")
 		w.String(msg)
 	}
 	e.object("details", er.Details, canonical.CErrorDetails)
@@ -276,7 +276,7 @@ func (e *encoder) notification() {
 			name = "event"
 			e.ctx.Fill(canonical.COperation, "payload.event_type", name)
 		}
-		w.Key("event_type")
+		w.Name("event_type")
 		w.String(name)
 	}
 	e.object("data", env.Arguments, canonical.CArguments)
@@ -302,13 +302,13 @@ func (e *encoder) capabilities() {
 		name = id
 	}
 	w.Open()
-	w.Key("agent_id")
+	w.Name("agent_id")
 	w.String(id)
-	w.Key("agent_name")
+	w.Name("agent_name")
 	w.String(name)
-	w.Key("agent_role")
+	w.Name("agent_role")
 	w.String("agent")
-	w.Key("tools")
+	w.Name("tools")
 	w.OpenArray()
 	var detailed []string
 	if caps != nil {
@@ -320,9 +320,9 @@ func (e *encoder) capabilities() {
 		}
 	}
 	w.CloseArray()
-	w.Key("version")
+	w.Name("version")
 	w.String("0.1.0")
-	w.Key("metadata")
+	w.Name("metadata")
 	w.Raw("{}")
 	w.Close()
 	if len(detailed) > 0 {
@@ -351,7 +351,7 @@ func (e *encoder) object(key string, raw canonical.JSON, concept canonical.Conce
 	}
 	dialects.Approximate(e.ctx, concept, Name, string(raw), `{"value": ...}`)
 	w.Open()
-	w.Key("value")
+	w.Name("value")
 	w.Raw(string(raw))
 	w.Close()
 }

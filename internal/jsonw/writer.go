@@ -44,6 +44,26 @@ func (w *Writer) Key(k string) {
 	w.comma = false
 }
 
+// Name writes an object member's name that needs no escaping (Plain is
+// true of it: a constant such as "message_id"), as it is, without the
+// checks Key makes; the value follows.
+func (w *Writer) Name(k string) {
+	w.sep()
+	w.Buf = append(w.Buf, '"')
+	w.Buf = append(w.Buf, k...)
+	w.Buf = append(w.Buf, '"', ':')
+	w.comma = false
+}
+
+// NameString writes the plain name k (as Name does) and s, unless s is
+// empty: StringField for a constant name.
+func (w *Writer) NameString(k, s string) {
+	if s != "" {
+		w.Name(k)
+		w.String(s)
+	}
+}
+
 // String writes a string value.
 func (w *Writer) String(s string) { w.sep(); w.Buf = AppendString(w.Buf, s); w.comma = true }
 
@@ -91,7 +111,7 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight plain bytes at a time, then straight to the first byte of
-		// a word that is not plain; one byte at a time near the end.
+		// a word that is not plain; the last few bytes (below) likewise.
 		for i+8 <= len(s) {
 			m := NotPlain(word(s[i : i+8]))
 			if m == 0 {
@@ -103,6 +123,15 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		if i == len(s) {
 			break
+		}
+		if n := len(s) - i; n < 8 {
+			// The last few bytes as one word too, padded with plain
+			// ones: most strings (ids, names, times) end plain.
+			m := NotPlain(tail(s[i:]))
+			if m == 0 {
+				break // all plain: written with the rest, from start
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -164,6 +193,16 @@ func word(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// tail reads the fewer than eight bytes of s as word does, the bytes past
+// its end plain (spaces).
+func tail(s string) uint64 {
+	x := uint64(0x2020202020202020)
+	for j := len(s) - 1; j >= 0; j-- {
+		x = x<<8 | uint64(s[j])
+	}
+	return x
 }
 
 // NotPlain returns a mask of the eight bytes of the little-endian word x

@@ -178,3 +178,29 @@ func appendStringByByte(dst []byte, s string) []byte {
 	}
 	return append(append(dst, s[start:]...), '"')
 }
+
+// TestName checks that Name and NameString write what Key and StringField
+// write for a plain name.
+func TestName(t *testing.T) {
+	for _, k := range []string{"", "id", "message_id", "@type", "a.b/c:d$e-f", "sixteen_plain_by"} {
+		if !Plain(k) {
+			t.Fatalf("%q is not plain", k)
+		}
+		a, b := New(nil), New(nil)
+		a.Open()
+		a.Key(k)
+		a.Int(1)
+		a.StringField(k, "v")
+		a.StringField(k, "")
+		a.Close()
+		b.Open()
+		b.Name(k)
+		b.Int(1)
+		b.NameString(k, "v")
+		b.NameString(k, "")
+		b.Close()
+		if string(a.Buf) != string(b.Buf) {
+			t.Errorf("Name(%q) wrote %s, Key %s", k, b.Buf, a.Buf)
+		}
+	}
+}
