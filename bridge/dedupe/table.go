@@ -90,13 +90,21 @@ type entry struct {
 }
 
 // dedupeRequest is what the table keeps of the first copy of a request: the
-// token of its open request while it waits, then its answer (nil when it
-// was not kept, or no longer is).
+// token of its open request while it waits, then its answer (kept is
+// false when it was not kept, or no longer is).
+//
+// The table reuses the records it forgets (Table.free): one is made for
+// every request tracked, and none is seen outside the table's lock.
 type dedupeRequest struct {
 	gen    uint64
 	token  string
-	answer *delivery.Outbound
+	kept   bool
+	answer delivery.Outbound
 }
+
+// maxFree bounds the records a table keeps for reuse: enough for the
+// requests of a busy moment, not every one a burst ever held.
+const maxFree = 1024
 
 // keptAnswer places a kept answer in the order they are dropped in.
 type keptAnswer struct {
@@ -115,6 +123,7 @@ type Table struct {
 	byID       map[Key]uint64         // the generation of each identity's entry
 	order      fifo[entry]            // by arrival; the front is the oldest
 	requests   map[Key]*dedupeRequest // of the entries that are requests
+	free       []*dedupeRequest       // forgotten, for Track to reuse
 	answers    fifo[keptAnswer]       // the requests whose answer was kept, oldest first
 	bytes      int                    // of kept answers
 	gen        uint64
@@ -190,17 +199,27 @@ func (d *Table) dropLocked() {
 	}
 	delete(d.byID, e.id)
 	if r := d.requests[e.id]; r != nil && r.gen == e.gen {
-		d.forgetAnswerLocked(r)
-		delete(d.requests, e.id)
+		d.forgetRequestLocked(e.id, r)
+	}
+}
+
+// forgetRequestLocked forgets the request id, whose record is r, and its
+// kept answer; r is kept for reuse.
+func (d *Table) forgetRequestLocked(id Key, r *dedupeRequest) {
+	d.forgetAnswerLocked(r)
+	delete(d.requests, id)
+	if len(d.free) < maxFree {
+		*r = dedupeRequest{} // holds no frame or token while it waits
+		d.free = append(d.free, r)
 	}
 }
 
 // forgetAnswerLocked drops r's kept answer, if it has one; its place in
 // the answers queue is skipped when it comes to the front.
 func (d *Table) forgetAnswerLocked(r *dedupeRequest) {
-	if r.answer != nil {
+	if r.kept {
 		d.bytes -= cap(r.answer.Frame)
-		r.answer = nil
+		r.kept, r.answer = false, delivery.Outbound{}
 	}
 }
 
@@ -209,9 +228,24 @@ func (d *Table) forgetAnswerLocked(r *dedupeRequest) {
 func (d *Table) Track(id Key, token string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if gen, ok := d.byID[id]; ok {
-		d.requests[id] = &dedupeRequest{gen: gen, token: token}
+	gen, ok := d.byID[id]
+	if !ok {
+		return
 	}
+	r := d.requests[id]
+	switch {
+	case r != nil:
+		// Tracked before (the router tracks a request once): a fresh
+		// start.
+		d.forgetAnswerLocked(r)
+	case len(d.free) > 0:
+		r, d.free = d.free[len(d.free)-1], d.free[:len(d.free)-1]
+		d.requests[id] = r
+	default:
+		r = new(dedupeRequest)
+		d.requests[id] = r
+	}
+	r.gen, r.token = gen, token
 }
 
 // Answered keeps out, the answer the request id got under its open
@@ -231,32 +265,36 @@ func (d *Table) Answered(id Key, token string, out delivery.Outbound) {
 	}
 	r.token = ""
 	if n > d.maxAnswers {
-		delete(d.requests, id)
+		d.forgetRequestLocked(id, r)
 		count(d.kept, 1)
 		return
 	}
 	for d.bytes+n > d.maxAnswers {
 		old := d.answers.pop()
-		if o := d.requests[old.id]; o != nil && o.gen == old.gen && o.answer != nil {
-			d.forgetAnswerLocked(o)
-			delete(d.requests, old.id)
+		if o := d.requests[old.id]; o != nil && o.gen == old.gen && o.kept {
+			d.forgetRequestLocked(old.id, o)
 			count(d.kept, 1)
 		}
 	}
-	r.answer = &out
+	r.kept, r.answer = true, out
 	d.bytes += n
 	d.answers.push(keptAnswer{id: id, gen: r.gen})
 }
 
 // State returns, under the lock, what the first copy of the request id
-// has come to: the token of its open request, or its answer.
+// has come to: the token of its open request, or a copy of its answer.
 func (d *Table) State(id Key) (string, *delivery.Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if r := d.requests[id]; r != nil {
-		return r.token, r.answer
+	r := d.requests[id]
+	switch {
+	case r == nil:
+		return "", nil
+	case r.kept:
+		a := r.answer // the record is reused once forgotten: the caller gets its own
+		return r.token, &a
 	}
-	return "", nil
+	return r.token, nil
 }
 
 // Size returns how many messages the table remembers and how many bytes

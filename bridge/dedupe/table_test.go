@@ -116,3 +116,84 @@ func TestDedupeBounds(t *testing.T) {
 		t.Errorf("after the window: %d entries, %d bytes; want 1, 0", n, bytes)
 	}
 }
+
+// TestDedupeRequestRecords: what State tells of a request through its
+// life, with records forgotten and reused in between: a reused record
+// carries nothing of the request it was.
+func TestDedupeRequestRecords(t *testing.T) {
+	key := func(i int) Key { k, _ := Identify("A", &canonical.Envelope{ID: fmt.Sprint("m", i)}); return k }
+	frame := func(s string) delivery.Outbound {
+		b := []byte(s)
+		return delivery.Outbound{Frame: b[:len(s):len(s)], Final: true} // its capacity is what the budget counts
+	}
+	now := time.Now()
+	d := New(time.Minute, 2, 100)
+	type state struct {
+		token  string
+		answer string // "" for none
+	}
+	for _, step := range []struct {
+		name string
+		do   func()
+		id   int
+		want state
+	}{
+		{"not seen", func() {}, 1, state{}},
+		{"seen, not tracked", func() { d.Check(key(1), now) }, 1, state{}},
+		{"tracked", func() { d.Track(key(1), "T1") }, 1, state{token: "T1"}},
+		{"answered under another token", func() { d.Answered(key(1), "T0", frame("no")) }, 1, state{token: "T1"}},
+		{"answered", func() { d.Answered(key(1), "T1", frame("a1")) }, 1, state{answer: "a1"}},
+		{"answered again", func() { d.Answered(key(1), "T1", frame("again")) }, 1, state{answer: "a1"}},
+		{"untracked is not tracked", func() { d.Track(key(9), "T9") }, 9, state{}},
+		{"second request", func() { d.Check(key(2), now); d.Track(key(2), "T2") }, 2, state{token: "T2"}},
+		// A third entry past the bound of two forgets m1 and its record,
+		// which m3 reuses.
+		{"first forgotten", func() { d.Check(key(3), now) }, 1, state{}},
+		{"reused record", func() { d.Track(key(3), "T3") }, 3, state{token: "T3"}},
+		{"reused record answered", func() { d.Answered(key(3), "T3", frame("a3")) }, 3, state{answer: "a3"}},
+		{"others unchanged", func() {}, 2, state{token: "T2"}},
+	} {
+		step.do()
+		token, a := d.State(key(step.id))
+		got := state{token: token}
+		if a != nil {
+			got.answer = string(a.Frame)
+			if !a.Final {
+				t.Errorf("%s: the answer lost its fields: %+v", step.name, a)
+			}
+			a.Frame = nil // the caller's copy: the table's is not changed
+		}
+		if got != step.want {
+			t.Errorf("%s: m%d is %+v, want %+v", step.name, step.id, got, step.want)
+		}
+	}
+	if _, bytes := d.Size(); bytes != len("a3") {
+		t.Errorf("%d bytes of answers kept, want m3's alone", bytes)
+	}
+	if _, a := d.State(key(3)); a == nil || string(a.Frame) != "a3" {
+		t.Errorf("m3's answer after State's caller changed its copy: %v", a)
+	}
+}
+
+// BenchmarkDedupeRequest is what the router does with the table for each
+// request and its answer: Check, Track, Answered, in a table at its bound.
+func BenchmarkDedupeRequest(b *testing.B) {
+	const entries = 10_000
+	d := New(time.Hour, entries, 1<<20)
+	keys := make([]Key, 4*entries)
+	for i := range keys {
+		keys[i], _ = Identify("A", &canonical.Envelope{ID: fmt.Sprint("m", i)})
+	}
+	frame := make([]byte, 200)
+	now := time.Now()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := keys[i%len(keys)]
+		if d.Check(k, now) {
+			continue
+		}
+		d.Track(k, "TOKEN")
+		d.Answered(k, "TOKEN", delivery.Outbound{Frame: frame})
+	}
+}
