@@ -103,8 +103,12 @@ type dedupeRequest struct {
 }
 
 // maxFree bounds the records a table keeps for reuse: enough for the
-// requests of a busy moment, not every one a burst ever held.
-const maxFree = 1024
+// requests of a busy moment, not every one a burst ever held. Records are
+// made recordChunk at a time.
+const (
+	maxFree     = 1024
+	recordChunk = 32
+)
 
 // keptAnswer places a kept answer in the order they are dropped in.
 type keptAnswer struct {
@@ -242,7 +246,14 @@ func (d *Table) Track(id Key, token string) {
 		r, d.free = d.free[len(d.free)-1], d.free[:len(d.free)-1]
 		d.requests[id] = r
 	default:
-		r = new(dedupeRequest)
+		// Made recordChunk at a time: the records of the first window
+		// (nothing is forgotten before it ends) cost one object per
+		// recordChunk requests, not one each.
+		chunk := make([]dedupeRequest, recordChunk)
+		for i := len(chunk) - 1; i > 0; i-- {
+			d.free = append(d.free, &chunk[i])
+		}
+		r = &chunk[0]
 		d.requests[id] = r
 	}
 	r.gen, r.token = gen, token
