@@ -39,11 +39,17 @@ func (t *Table[R, V]) armLocked(deadline time.Time) {
 func (t *Table[R, V]) sweep() {
 	now := time.Now()
 	var expired []func()
+	var handled []*Request[R, V] // by onExpiry
 	t.mu.Lock()
 	for len(t.due) > 0 && !t.due[0].deadline.After(now) {
 		p := t.due[0]
 		t.removeLocked(p, true)
-		expired = append(expired, p.expired)
+		switch {
+		case p.expired != nil:
+			expired = append(expired, p.expired)
+		case t.onExpiry != nil:
+			handled = append(handled, p)
+		}
 	}
 	t.armed = time.Time{}
 	if len(t.due) > 0 {
@@ -54,6 +60,9 @@ func (t *Table[R, V]) sweep() {
 	// that waits on a slow link holds up no other.
 	for _, f := range expired {
 		go f()
+	}
+	for _, p := range handled {
+		go t.onExpiry(p, p.limit)
 	}
 }
 

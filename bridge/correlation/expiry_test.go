@@ -138,3 +138,50 @@ func TestDueHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestOnExpiry: a request opened with no expiry of its own is handed to
+// the table's handler with its time limit, once; one with its own expiry
+// runs that instead, and one answered in time runs neither.
+func TestOnExpiry(t *testing.T) {
+	type expiry struct {
+		p     *req
+		limit time.Duration
+	}
+	tb := NewTable[*requester, *agent](0)
+	handled := make(chan expiry, 8)
+	tb.OnExpiry(func(p *req, limit time.Duration) { handled <- expiry{p, limit} })
+	a, s := &agent{id: "a"}, &requester{"s"}
+	own := make(chan struct{}, 8)
+	byTable := &req{Requester: s, Receiver: a}
+	tb.Open(byTable, time.Millisecond, nil)
+	tb.Open(&req{Requester: s, Receiver: a}, 2*time.Millisecond, func() { own <- struct{}{} })
+	answered := &req{Requester: s, Receiver: a}
+	tb.Open(answered, time.Hour, nil)
+	if !tb.Take(answered) {
+		t.Fatal("the request was closed before its answer")
+	}
+	// The two run in goroutines of their own, in either order.
+	for gotHandler, gotOwn := false, false; !gotHandler || !gotOwn; {
+		select {
+		case e := <-handled:
+			if gotHandler || e.p != byTable || e.limit != time.Millisecond {
+				t.Errorf("handler got %p (%v), want %p (1ms) once", e.p, e.limit, byTable)
+			}
+			gotHandler = true
+		case <-own:
+			gotOwn = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("expiries: handler %v, own %v", gotHandler, gotOwn)
+		}
+	}
+	select {
+	case e := <-handled:
+		t.Errorf("a second expiry: %p", e.p)
+	case <-own:
+		t.Error("a second own expiry")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := tb.Count(); n != 0 {
+		t.Errorf("%d requests open, want none", n)
+	}
+}

@@ -57,10 +57,14 @@ type Request[R, V comparable] struct {
 	// Out is the request as delivered, for retries; Attempts counts them.
 	Out      atomic.Pointer[canonical.Envelope]
 	Attempts atomic.Int32
+	// Delivered is room for the request as delivered, which Out may point
+	// to: it lives as long as the request, and is made with it.
+	Delivered canonical.Envelope
 
 	// deadline is when it times out and expired runs; at is its place in
 	// the table's heap of deadlines while it is in it (expiry.go).
 	deadline time.Time
+	limit    time.Duration
 	expired  func()
 	at       int
 	// older and newer link the open requests in the order they were
@@ -131,6 +135,9 @@ type Table[R comparable, V Receiver] struct {
 	due   dueHeap[R, V]
 	timer *time.Timer
 	armed time.Time
+	// onExpiry runs for a request opened with no expiry of its own
+	// (OnExpiry).
+	onExpiry func(p *Request[R, V], limit time.Duration)
 }
 
 // NewTable returns an empty table that holds at most limit open requests
@@ -138,6 +145,13 @@ type Table[R comparable, V Receiver] struct {
 func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 	return &Table[R, V]{byToken: map[string]*Request[R, V]{}, byTask: map[requesterKey[R]]*Request[R, V]{},
 		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory), limit: limit}
+}
+
+// OnExpiry sets what runs for a request opened with no expiry of its own
+// whose time is up: fn is given the request and its time limit. Call it
+// before the table is used.
+func (t *Table[R, V]) OnExpiry(fn func(p *Request[R, V], limit time.Duration)) {
+	t.onExpiry = fn
 }
 
 // Limit returns the table's bound, 0 for none.
@@ -170,7 +184,8 @@ func init() {
 
 // Open records p under a new token, or under the token of the requester's
 // open request with the same task id, which p replaces, and sets its time
-// limit: after d, p is closed and expired runs, in a goroutine of its own.
+// limit: after d, p is closed and expired runs, in a goroutine of its own
+// (when expired is nil, the table's OnExpiry handler does, if it has one).
 // It returns the token, the request p replaced, if any, and the oldest
 // open request, closed to keep the table within its limit, if any: its
 // requester is owed an answer.
@@ -196,6 +211,7 @@ func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (t
 		t.removeLocked(evicted, true)
 	}
 	p.Receiver.Inflight(1)
+	p.limit = d
 	t.dueLocked(p, time.Now().Add(d), expired)
 	return p.Token, replaced, evicted
 }

@@ -97,6 +97,7 @@ func New(c Config) (*Router, error) {
 	r := &Router{id: c.ID, timeout: cmp.Or(c.RequestTimeout, DefaultRequestTimeout), log: c.Logger, metrics: c.Metrics, events: c.Events,
 		redactor: c.Redactor, dir: directory.New[Endpoint](),
 		pending: correlation.NewTable[Endpoint, *Agent](cmp.Or(max(c.PendingRequests, 0), DefaultPendingRequests))}
+	r.pending.OnExpiry(r.expire)
 	r.rules.Store(newRules(c.Registry, c.Mappings, 0))
 	r.res = resilient{r: r, policy: c.Retry, breakers: c.Breaker}
 	r.control = controller{r: r}

@@ -168,22 +168,20 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	d := correlation.TimeoutFor(env, r.timeout, now)
 	// A request with the task id of its requester's open one takes over
-	// that one's token: the receiver sees one task.
-	token, _, oldest := r.pending.Open(p, d, func() {
-		r.events.Emit(event.Event{Kind: event.Expired, Agent: p.Sender.ID, To: t.Agent.ID(), Duration: d})
-		r.dir.TimedOut(t.Agent)
-		r.res.outcome(t.Agent, false)
-		r.givenUp(p)
-		r.Fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", t.Agent.ID(), d))
-	})
+	// that one's token: the receiver sees one task. Its time limit runs
+	// out in r.expire (nil: the table's handler, no closure per request).
+	token, _, oldest := r.pending.Open(p, d, nil)
 	if oldest != nil {
 		r.evicted(oldest)
 	}
 	if first != (dedupe.Key{}) {
 		r.dedupe.Track(first, token)
 	}
-	out := *env
-	r.copied(env, &out)
+	// The request as delivered is kept for retries (p.Out) as long as p
+	// is: it lives in p, one object rather than two.
+	out := &p.Delivered
+	*out = *env
+	r.copied(env, out)
 	out.ID, out.Trace = token, p.Trace
 	for _, f := range [...]*string{&out.ReplyWith, &out.CorrelationID, &out.TaskID} {
 		if *f != "" {
@@ -198,11 +196,12 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 		r.acknowledge(p)
 	}
 	// Delivery copies what it translates: out stays as it is, for retries.
-	p.Out.Store(&out)
-	o := &Outgoing{Env: &out, From: env.Origin.Dialect, Failed: r.res.deliveryFailed(p), Prompt: ep.Prompt()}
+	p.Out.Store(out)
+	o := &Outgoing{Env: out, From: env.Origin.Dialect, Failed: r.res.deliveryFailed(p), Prompt: ep.Prompt()}
 	if c, ok := requester.(*call); ok {
 		o.Sent = c.delivered
-		c.token.Store(&token)
+		tok := token // a copy: &token would move token to the heap for every request
+		c.token.Store(&tok)
 	}
 	if _, err := t.Endpoint.Deliver(o); err != nil && !r.res.retry(p, err) {
 		if r.pending.Take(p) {
@@ -210,6 +209,17 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 		}
 	}
 	return Receipt{Awaiting: requester == ep}
+}
+
+// expire gives up p, whose time limit d ran out: the requester gets a
+// timeout, the receiver's breaker a failure. The correlation table runs
+// it in a goroutine of its own.
+func (r *Router) expire(p *Request, d time.Duration) {
+	r.events.Emit(event.Event{Kind: event.Expired, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: d})
+	r.dir.TimedOut(p.Receiver)
+	r.res.outcome(p.Receiver, false)
+	r.givenUp(p)
+	r.Fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", p.Receiver.ID(), d))
 }
 
 // givenUp tells the receiver of p, if its link can hear it, that the bridge
