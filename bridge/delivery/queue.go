@@ -22,6 +22,10 @@ type Item struct {
 	Failed func(reason error)
 	// Sent is told when the link took the message; nil ignores it.
 	Sent func()
+	// Notify, when set, is told what became of the message in place of
+	// Failed and Sent: for a caller that keeps what it has to tell in the
+	// object its item is part of, rather than in closures of its own.
+	Notify Notifier
 	// Force queues it past the queue's own bound (the bridge's own
 	// answers, answers to the party's requests).
 	Force bool
@@ -31,10 +35,33 @@ type Item struct {
 	Prompt bool
 }
 
-// Fail tells the item's Failed handler, if any, why it was not delivered.
+// Notifier is told what became of an item (Item.Notify).
+type Notifier interface {
+	// Sent is told when the link took the item.
+	Sent(it *Item)
+	// Failed is told why the item was not delivered.
+	Failed(it *Item, reason error)
+}
+
+// Fail tells the item's Notify or Failed handler, if any, why it was not
+// delivered.
 func (it *Item) Fail(reason error) {
-	if it.Failed != nil {
+	switch {
+	case it.Notify != nil:
+		it.Notify.Failed(it, reason)
+	case it.Failed != nil:
 		it.Failed(reason)
+	}
+}
+
+// sent tells the item's Notify or Sent handler, if any, that the link took
+// it.
+func (it *Item) sent() {
+	switch {
+	case it.Notify != nil:
+		it.Notify.Sent(it)
+	case it.Sent != nil:
+		it.Sent()
 	}
 }
 
@@ -253,11 +280,10 @@ func (q *Queue) sendNow(it *Item) {
 		}
 	}
 	q.sendMu.Unlock()
-	switch {
-	case err != nil:
+	if err != nil {
 		it.Fail(err)
-	case it.Sent != nil:
-		it.Sent()
+	} else {
+		it.sent()
 	}
 }
 
@@ -456,11 +482,10 @@ func (q *Queue) write(wake, done chan struct{}) {
 				err = q.stuck(err)
 			}
 		}
-		switch {
-		case err != nil:
+		if err != nil {
 			it.Fail(err)
-		case it.Sent != nil:
-			it.Sent()
+		} else {
+			it.sent()
 		}
 	}
 }

@@ -263,3 +263,45 @@ func TestWatchdogEnds(t *testing.T) {
 		t.Fatal("the watchdog still runs")
 	}
 }
+
+// notes is a Notifier that records what it is told.
+type notes struct{ told chan string }
+
+func (n *notes) Sent(it *Item) { n.told <- "sent " + string(it.Out.Frame) }
+func (n *notes) Failed(it *Item, reason error) {
+	n.told <- "failed " + string(it.Out.Frame) + ": " + reason.Error()
+}
+
+// TestQueueNotify: an item's Notifier is told, with the item, whether it
+// was sent or why it failed, in place of its Sent and Failed.
+func TestQueueNotify(t *testing.T) {
+	g := &gate{open: make(chan struct{}), got: make(chan string, 16)}
+	close(g.open)
+	q, _ := newTestQueue(t, g, 4, 100, 5*time.Second)
+	n := &notes{told: make(chan string, 4)}
+	funcs := func() (func(error), func()) {
+		return func(error) { t.Error("Failed was told, not Notify") }, func() { t.Error("Sent was told, not Notify") }
+	}
+	for _, tc := range []struct {
+		frame   string
+		expires time.Time
+		want    string
+	}{
+		{"a", time.Time{}, "sent a"},
+		{"b", time.Now().Add(-time.Second), "failed b: " + ErrExpired.Error()},
+	} {
+		failed, sent := funcs()
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(tc.frame)}, Level: NormalLevel, Expires: tc.expires,
+			Failed: failed, Sent: sent, Notify: n}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-n.told:
+			if got != tc.want {
+				t.Errorf("%s: told %q, want %q", tc.frame, got, tc.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: nothing told", tc.frame)
+		}
+	}
+}
