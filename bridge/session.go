@@ -588,29 +588,31 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 		out.Frame, losses = res.Output, res.Losses
 	}
 	out.Act, out.Final, out.Trace, out.ByBridge = env.Act, o.Final, env.Trace, o.ByBridge
-	it := &delivery.Item{
-		Out:     out,
-		Level:   delivery.LevelOf(env.Priority),
-		Expires: expiryOf(env),
-		Force:   o.Answer,
-		Failed:  o.Failed,
-		Prompt:  o.Prompt,
+	q := &queued{
+		Item: delivery.Item{
+			Out:     out,
+			Level:   delivery.LevelOf(env.Priority),
+			Expires: expiryOf(env),
+			Force:   o.Answer,
+			Prompt:  o.Prompt,
+		},
+		failure: o.Failure,
+		failed:  o.Failed,
+		then:    o.Sent,
+		traced:  traced,
 	}
+	it := &q.Item
+	it.Notify = q
 	if env.Error != nil {
 		it.Out.Code = env.Error.Code
 	}
-	if it.Failed == nil {
-		it.Failed = b.r.Unsent("message", s, o.Env)
+	if q.failure == nil && q.failed == nil {
+		q.failed = b.r.Unsent("message", s, o.Env)
 	}
 	if o.Answer && it.Level < o.AtLeast {
 		b.r.Boost(it, o.AtLeast, o.Env)
 	}
-	seq := s.queuedEvents(o, env, a, dialect, losses, it, encoding, spans)
-	if traced != nil {
-		sent, failed := it.Sent, it.Failed
-		it.Sent = func() { traced(nil); sent() }
-		it.Failed = func(reason error) { traced(reason); failed(reason) }
-	}
+	seq := s.queuedEvents(o, env, a, dialect, losses, q, encoding, spans)
 	if err := s.out.Put(it); err != nil {
 		if traced != nil {
 			traced(err)
@@ -623,43 +625,79 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	return &it.Out, nil
 }
 
+// queued is a message queued for a session: its item, and what the item
+// tells once it is sent or has failed (delivery.Notifier), one object
+// rather than an item and a closure for each thing it tells.
+type queued struct {
+	delivery.Item
+	// traced, if set, ends the message's delivery span.
+	traced func(error)
+	// seq is the message's event.Seq, 0 when no events tell of it; the
+	// rest are what its events say (queuedEvents). failures has its
+	// failure told as an event.
+	seq                    uint64
+	failures               bool
+	b                      *Bridge
+	note                   event.Note
+	to, dialect, transport string
+	// then and failed or failure are the sender's handlers
+	// (route.Outgoing's Sent, Failed and Failure).
+	then    func()
+	failed  func(error)
+	failure route.Failure
+}
+
+// Sent ends the message's span, tells that it was delivered and tells
+// the sender.
+func (q *queued) Sent(*delivery.Item) {
+	if q.traced != nil {
+		q.traced(nil)
+	}
+	if q.seq != 0 {
+		q.b.events.Emit(event.Event{Kind: event.Delivered, Seq: q.seq, Note: q.note, Frame: q.Out.Frame, ByBridge: q.Out.ByBridge,
+			Agent: q.to, Dialect: q.dialect, Transport: q.transport})
+	}
+	if q.then != nil {
+		q.then()
+	}
+}
+
+// Failed ends the message's span with reason, tells that it failed and
+// tells the sender.
+func (q *queued) Failed(_ *delivery.Item, reason error) {
+	if q.traced != nil {
+		q.traced(reason)
+	}
+	if q.seq != 0 && q.failures {
+		q.b.events.Emit(event.Event{Kind: event.Failed, Seq: q.seq, Note: q.note, Reason: reason, Agent: q.to, Dialect: q.dialect, Transport: q.transport})
+	}
+	if q.failure != nil {
+		q.failure.Unsent(reason)
+	} else {
+		q.failed(reason)
+	}
+}
+
 // queuedEvents tells of o's message translated for the session as env
 // (the agent a of dialect), with the losses of its translation and, when
-// spans are wanted, the time its encoding took, and has the item it is
-// queued as tell of its delivery or failure. It returns the message's
+// spans are wanted, the time its encoding took, and has q, the item it is
+// queued as, tell of its delivery or failure. It returns the message's
 // event.Seq, 0 when nobody listens.
-func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, it *delivery.Item, encoding time.Duration, spans bool) uint64 {
+func (s *Session) queuedEvents(o *route.Outgoing, env *canonical.Envelope, a *agent, dialect string, losses []dialects.Loss, q *queued, encoding time.Duration, spans bool) uint64 {
 	b := s.b
-	then := o.Sent
 	if !b.events.Active() {
-		if then != nil {
-			it.Sent = then
-		}
 		return 0
 	}
 	seq := b.events.NextSeq()
 	to, transport := idOf(a), s.link.Transport()
 	e := event.Event{Kind: event.Translated, Seq: seq, Env: env, Source: o.Env, From: o.From, Losses: losses, Report: s.report(losses),
-		Frame: it.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport}
+		Frame: q.Out.Frame, ByBridge: o.ByBridge, Agent: to, Dialect: dialect, Transport: transport}
 	if spans {
 		e.Duration, e.Span = encoding, &event.Span{Trace: &env.Trace}
 	}
 	b.events.Emit(e)
-	n := event.NoteOf(o.Env)
-	frame, byBridge := it.Out.Frame, o.ByBridge
-	it.Sent = func() {
-		b.events.Emit(event.Event{Kind: event.Delivered, Seq: seq, Note: n, Frame: frame, ByBridge: byBridge, Agent: to, Dialect: dialect, Transport: transport})
-		if then != nil {
-			then()
-		}
-	}
-	if b.events.Wants(event.Failures) {
-		failed := it.Failed
-		it.Failed = func(reason error) {
-			b.events.Emit(event.Event{Kind: event.Failed, Seq: seq, Note: n, Reason: reason, Agent: to, Dialect: dialect, Transport: transport})
-			failed(reason)
-		}
-	}
+	q.seq, q.failures, q.b = seq, b.events.Wants(event.Failures), b
+	q.note, q.to, q.dialect, q.transport = event.NoteOf(o.Env), to, dialect, transport
 	return seq
 }
 

@@ -75,13 +75,22 @@ type Outgoing struct {
 	// ByBridge marks an error the bridge made, not an agent's answer.
 	ByBridge bool
 	// Failed is told when the message could not be delivered after it was
-	// queued; nil logs it. Sent, if set, is told when the party's link
-	// took it.
-	Failed func(reason error)
-	Sent   func()
+	// queued; nil logs it. Failure, when set, is told in place of Failed:
+	// for a caller that keeps what it has to tell in an object it made
+	// anyway, rather than in a closure of its own. Sent, if set, is told
+	// when the party's link took it.
+	Failed  func(reason error)
+	Failure Failure
+	Sent    func()
 	// Prompt lets the message be written by the goroutine delivering it
 	// (delivery.Item.Prompt).
 	Prompt bool
+}
+
+// Failure is told that a message could not be delivered after it was
+// queued (Outgoing.Failure).
+type Failure interface {
+	Unsent(reason error)
 }
 
 // Receipt says what became of one received message.

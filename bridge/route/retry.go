@@ -93,27 +93,38 @@ func (rs *resilient) redeliver(p *Request, last *canonical.Error) {
 		return
 	}
 	out := *p.Out.Load()
-	if _, err := to.Deliver(&Outgoing{Env: &out, From: p.Dialect, Failed: rs.deliveryFailed(p)}); err != nil && !rs.retry(p, err) {
+	d := &requestDelivery{rs: rs, p: p}
+	d.o = Outgoing{Env: &out, From: p.Dialect, Failure: d}
+	if _, err := to.Deliver(&d.o); err != nil && !rs.retry(p, err) {
 		giveUp(err)
 	}
 }
 
-// deliveryFailed returns the handler of a request's delivery failing
-// after it was queued: a retry, or an error for the requester.
-func (rs *resilient) deliveryFailed(p *Request) func(error) {
-	return func(reason error) {
-		code := canonical.ErrUnavailable
-		if reason == delivery.ErrExpired {
-			code = canonical.ErrTimeout
-		}
-		e := &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", p.Receiver.ID(), reason)}
-		rs.outcome(p.Receiver, false)
-		if rs.retry(p, e) {
-			return
-		}
-		if rs.r.pending.Take(p) {
-			rs.r.reply(p, e)
-		}
+// requestDelivery is one delivery of the request p: the Outgoing that
+// carries it and the handler of its failing after it was queued (a retry,
+// or an error for the requester), made as one object rather than an
+// Outgoing and a closure. The handler is kept with the queued message;
+// the Outgoing is done with when Deliver returns.
+type requestDelivery struct {
+	o  Outgoing
+	rs *resilient
+	p  *Request
+}
+
+// Unsent handles the request's delivery failing after it was queued.
+func (d *requestDelivery) Unsent(reason error) {
+	rs, p := d.rs, d.p
+	code := canonical.ErrUnavailable
+	if reason == delivery.ErrExpired {
+		code = canonical.ErrTimeout
+	}
+	e := &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", p.Receiver.ID(), reason)}
+	rs.outcome(p.Receiver, false)
+	if rs.retry(p, e) {
+		return
+	}
+	if rs.r.pending.Take(p) {
+		rs.r.reply(p, e)
 	}
 }
 

@@ -100,10 +100,10 @@ func (r *Router) answered(p *Request, env *canonical.Envelope, prompt bool) {
 	if final {
 		r.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start), Err: env.Error})
 	}
-	out := *env
-	r.copied(env, &out)
-	r.restore(p, &out)
-	r.toRequester(p, &out, final, false, prompt, "answer")
+	a := &answer{env: *env}
+	r.copied(env, &a.env)
+	r.restore(p, &a.env)
+	r.toRequester(p, a, final, false, prompt, "answer")
 	if final && p.Span != nil {
 		p.Span(env.Error)
 	}
@@ -197,7 +197,9 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	// Delivery copies what it translates: out stays as it is, for retries.
 	p.Out.Store(out)
-	o := &Outgoing{Env: out, From: env.Origin.Dialect, Failed: r.res.deliveryFailed(p), Prompt: ep.Prompt()}
+	dv := &requestDelivery{rs: &r.res, p: p}
+	o := &dv.o
+	*o = Outgoing{Env: out, From: env.Origin.Dialect, Failure: dv, Prompt: ep.Prompt()}
 	if c, ok := requester.(*call); ok {
 		o.Sent = c.delivered
 		tok := token // a copy: &token would move token to the heap for every request
@@ -249,13 +251,39 @@ func (r *Router) answersTo(ep Endpoint) Endpoint {
 	return ep
 }
 
-// toRequester sends env, about the request p, to p's requester and to
+// answer is a message about a request on its way to its requester: the
+// envelope, the Outgoing that carries it and what logs its failure, made
+// as one object rather than three. The envelope and the failure handler
+// are kept with the queued message (and the envelope by whatever keeps
+// what it is delivered); the Outgoing is done with when Deliver returns.
+type answer struct {
+	env    canonical.Envelope
+	o      Outgoing
+	unsent unsent
+}
+
+// unsent logs a message that could not be delivered, as Router.Unsent's
+// handlers do.
+type unsent struct {
+	r    *Router
+	what string
+	ep   Endpoint
+	act  canonical.Act
+}
+
+// Unsent logs that the message was not delivered, and why.
+func (u *unsent) Unsent(reason error) { u.r.logUnsent(u.what, u.ep, u.act, reason) }
+
+// toRequester sends a.env, about the request p, to p's requester and to
 // every requester that sent the request again while it was open. A final
 // answer is kept for copies yet to come. byBridge marks the bridge's own
 // errors; prompt lets the goroutine delivering it write it (outgoing).
-func (r *Router) toRequester(p *Request, env *canonical.Envelope, final, byBridge, prompt bool, what string) {
-	o := &Outgoing{Env: env, From: env.Origin.Dialect, Final: final, Answer: true, AtLeast: p.Level, ByBridge: byBridge, Prompt: prompt}
-	o.Failed = r.Unsent(what, p.Requester, env)
+func (r *Router) toRequester(p *Request, a *answer, final, byBridge, prompt bool, what string) {
+	env := &a.env
+	a.unsent = unsent{r: r, what: what, ep: p.Requester, act: env.Act}
+	o := &a.o
+	*o = Outgoing{Env: env, From: env.Origin.Dialect, Final: final, Answer: true, AtLeast: p.Level, ByBridge: byBridge, Prompt: prompt,
+		Failure: &a.unsent}
 	frame, err := p.Requester.Deliver(o)
 	if err != nil {
 		r.log.Warn(what+" not delivered", "requester", p.Sender.ID, "act", env.Act, "error", err.Message)
@@ -266,7 +294,7 @@ func (r *Router) toRequester(p *Request, env *canonical.Envelope, final, byBridg
 	}
 	for _, w := range r.pending.Waiters(p, final) {
 		c := *o
-		c.Failed = r.Unsent(what+" to a repeated request", w, env)
+		c.Failure, c.Failed = nil, r.Unsent(what+" to a repeated request", w, env)
 		if _, err := w.Deliver(&c); err != nil {
 			r.log.Warn(what+" to a repeated request not delivered", "requester", p.Sender.ID, "error", err.Message)
 		}
@@ -281,15 +309,15 @@ func (r *Router) Fail(p *Request, code canonical.ErrorCode, msg string) {
 
 // reply sends the requester of p the error e in place of an answer.
 func (r *Router) reply(p *Request, e *canonical.Error) {
-	env := &canonical.Envelope{
+	a := &answer{env: canonical.Envelope{
 		Act:     ActFor(e.Code),
 		Sender:  canonical.Party{ID: p.Receiver.ID()},
 		Outcome: canonical.OutcomeFailure,
 		Error:   e.SayRetryable(),
-	}
-	r.restore(p, env)
+	}}
+	r.restore(p, &a.env)
 	r.events.Emit(event.Event{Kind: event.Answered, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: time.Since(p.Start), Err: e, ByBridge: true})
-	r.toRequester(p, env, true, true, false, "error")
+	r.toRequester(p, a, true, true, false, "error")
 	if p.Span != nil {
 		p.Span(e)
 	}
@@ -383,13 +411,17 @@ func (r *Router) byCapability(ep Endpoint, env *canonical.Envelope, first dedupe
 // to ep.
 func (r *Router) Unsent(what string, ep Endpoint, env *canonical.Envelope) func(error) {
 	act := env.Act
-	return func(reason error) {
-		receiver := "anonymous"
-		if a := ep.Bound(); a != nil {
-			receiver = a.ID()
-		}
-		r.log.Warn(what+" not delivered", "receiver", receiver, "act", act, "error", reason.Error())
+	return func(reason error) { r.logUnsent(what, ep, act, reason) }
+}
+
+// logUnsent logs that a message of act, what, could not be delivered to
+// ep, and why.
+func (r *Router) logUnsent(what string, ep Endpoint, act canonical.Act, reason error) {
+	receiver := "anonymous"
+	if a := ep.Bound(); a != nil {
+		receiver = a.ID()
 	}
+	r.log.Warn(what+" not delivered", "receiver", receiver, "act", act, "error", reason.Error())
 }
 
 // Resolve returns the canonical id of the agent dialect names id; spell
