@@ -155,7 +155,13 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	now := time.Now()
 	requester := r.answersTo(ep)
-	p := &Request{
+	// The request and its first delivery are made as one object: both
+	// live while either is needed (the request while it is open, the
+	// delivery's failure handler while it is queued), and neither is
+	// reused.
+	made := new(opening)
+	p, dv := &made.p, &made.d
+	*p = Request{
 		Requester: requester, Dialect: env.Origin.Dialect,
 		ID: env.ID, ReplyWith: env.ReplyWith, CorrelationID: env.CorrelationID, TaskID: env.TaskID,
 		Sender:   canonical.Party{ID: env.Sender.ID, Name: env.Sender.Name},
@@ -197,7 +203,7 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	// Delivery copies what it translates: out stays as it is, for retries.
 	p.Out.Store(out)
-	dv := &requestDelivery{rs: &r.res, p: p}
+	dv.rs, dv.p = &r.res, p
 	o := &dv.o
 	*o = Outgoing{Env: out, From: env.Origin.Dialect, Failure: dv, Prompt: ep.Prompt()}
 	if c, ok := requester.(*call); ok {
@@ -211,6 +217,12 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 		}
 	}
 	return Receipt{Awaiting: requester == ep}
+}
+
+// opening is a request opened and its first delivery (request).
+type opening struct {
+	p Request
+	d requestDelivery
 }
 
 // expire gives up p, whose time limit d ran out: the requester gets a
