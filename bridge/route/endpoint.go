@@ -17,9 +17,9 @@ type Endpoint interface {
 	Transport() string
 	// Deliver hands the party one message. What goes wrong at once (its
 	// dialect cannot express it, its queue is full) is returned; what
-	// goes wrong later is told to o.Failed. It returns the frame queued,
-	// nil when there is none (a mapping policy dropped the message, or
-	// the party takes envelopes, not frames).
+	// goes wrong later is told to o.Failure or o.Failed. It returns the
+	// frame queued, nil when there is none (a mapping policy dropped the
+	// message, or the party takes envelopes, not frames).
 	Deliver(o *Outgoing) (*delivery.Outbound, *canonical.Error)
 	// Refuse answers env (nil when it could not be decoded) with e.
 	Refuse(env *canonical.Envelope, e *canonical.Error) Receipt
