@@ -11,6 +11,7 @@ package route
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -97,7 +98,16 @@ func New(c Config) (*Router, error) {
 	r := &Router{id: c.ID, timeout: cmp.Or(c.RequestTimeout, DefaultRequestTimeout), log: c.Logger, metrics: c.Metrics, events: c.Events,
 		redactor: c.Redactor, dir: directory.New[Endpoint](),
 		pending: correlation.NewTable[Endpoint, *Agent](cmp.Or(max(c.PendingRequests, 0), DefaultPendingRequests))}
-	r.pending.OnExpiry(r.expire)
+	// A request whose time limit d ran out is given up: the requester
+	// gets a timeout, the receiver's breaker a failure. The table runs
+	// this in a goroutine of its own.
+	r.pending.OnExpiry(func(p *Request, d time.Duration) {
+		r.events.Emit(event.Event{Kind: event.Expired, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: d})
+		r.dir.TimedOut(p.Receiver)
+		r.res.outcome(p.Receiver, false)
+		r.givenUp(p)
+		r.Fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", p.Receiver.ID(), d))
+	})
 	r.rules.Store(newRules(c.Registry, c.Mappings, 0))
 	r.res = resilient{r: r, policy: c.Retry, breakers: c.Breaker}
 	r.control = controller{r: r}

@@ -174,8 +174,9 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	}
 	d := correlation.TimeoutFor(env, r.timeout, now)
 	// A request with the task id of its requester's open one takes over
-	// that one's token: the receiver sees one task. Its time limit runs
-	// out in r.expire (nil: the table's handler, no closure per request).
+	// that one's token: the receiver sees one task. When its time limit
+	// runs out, the table's expiry handler (New) gives it up: no handler
+	// of its own.
 	token, _, oldest := r.pending.Open(p, d, nil)
 	if oldest != nil {
 		r.evicted(oldest)
@@ -223,17 +224,6 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 type opening struct {
 	p Request
 	d requestDelivery
-}
-
-// expire gives up p, whose time limit d ran out: the requester gets a
-// timeout, the receiver's breaker a failure. The correlation table runs
-// it in a goroutine of its own.
-func (r *Router) expire(p *Request, d time.Duration) {
-	r.events.Emit(event.Event{Kind: event.Expired, Agent: p.Sender.ID, To: p.Receiver.ID(), Duration: d})
-	r.dir.TimedOut(p.Receiver)
-	r.res.outcome(p.Receiver, false)
-	r.givenUp(p)
-	r.Fail(p, canonical.ErrTimeout, fmt.Sprintf("no answer from %s within %s", p.Receiver.ID(), d))
 }
 
 // givenUp tells the receiver of p, if its link can hear it, that the bridge
@@ -284,7 +274,13 @@ type unsent struct {
 }
 
 // Unsent logs that the message was not delivered, and why.
-func (u *unsent) Unsent(reason error) { u.r.logUnsent(u.what, u.ep, u.act, reason) }
+func (u *unsent) Unsent(reason error) {
+	receiver := "anonymous"
+	if a := u.ep.Bound(); a != nil {
+		receiver = a.ID()
+	}
+	u.r.log.Warn(u.what+" not delivered", "receiver", receiver, "act", u.act, "error", reason.Error())
+}
 
 // toRequester sends a.env, about the request p, to p's requester and to
 // every requester that sent the request again while it was open. A final
@@ -422,18 +418,7 @@ func (r *Router) byCapability(ep Endpoint, env *canonical.Envelope, first dedupe
 // Unsent returns a failure handler that logs what could not be delivered
 // to ep.
 func (r *Router) Unsent(what string, ep Endpoint, env *canonical.Envelope) func(error) {
-	act := env.Act
-	return func(reason error) { r.logUnsent(what, ep, act, reason) }
-}
-
-// logUnsent logs that a message of act, what, could not be delivered to
-// ep, and why.
-func (r *Router) logUnsent(what string, ep Endpoint, act canonical.Act, reason error) {
-	receiver := "anonymous"
-	if a := ep.Bound(); a != nil {
-		receiver = a.ID()
-	}
-	r.log.Warn(what+" not delivered", "receiver", receiver, "act", act, "error", reason.Error())
+	return (&unsent{r: r, what: what, ep: ep, act: env.Act}).Unsent
 }
 
 // Resolve returns the canonical id of the agent dialect names id; spell
