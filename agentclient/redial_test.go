@@ -1,19 +1,18 @@
 package agentclient
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 )
 
 // TestBackoffBounds checks the defaults of Backoff.
@@ -108,24 +107,6 @@ func scriptedBridge(t *testing.T, s bridgeScript, intros chan<- string) *httptes
 	return srv
 }
 
-// syncBuffer is a buffer safe for concurrent writes, for a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // introducing serves a connection as an agent does: it introduces itself
 // ("hello N" on its Nth connection), then reads until the connection
 // ends, or until ctx does (it then closes the connection, returning nil).
@@ -188,7 +169,7 @@ func TestRedialer(t *testing.T) {
 			intros := make(chan string, 10)
 			srv := scriptedBridge(t, tc.script, intros)
 			var calls atomic.Int32
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			r := &Redialer{
 				Dial:    func(ctx context.Context) (*Conn, error) { return Dial(ctx, wsURL(srv, "/ws/swarm"), Options{}) },
 				Serve:   introducing(&calls),

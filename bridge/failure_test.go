@@ -1,18 +1,17 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/resilience"
 	"github.com/mcp-bridge/mcp-bridge/canonical"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 )
 
 // refusing is a link that takes nothing: every send fails; it counts
@@ -23,24 +22,6 @@ func (*refusing) Transport() string { return "test" }
 func (r *refusing) Send(context.Context, Outbound) error {
 	r.sends.Add(1)
 	return errors.New("link down")
-}
-
-// syncBuffer is a log sink safe for the queue's writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestQueuedFailures: what is told when a message queued for a session
@@ -61,7 +42,7 @@ func TestQueuedFailures(t *testing.T) {
 		{name: "answer", down: "requester", log: `"msg":"answer not delivered","receiver":"requester","act":"result","error":"link down"`, sends: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			retry := resilience.DefaultRetryPolicy // 3 retries
 			retry.InitialDelay, retry.MaxDelay = time.Millisecond, 4*time.Millisecond
 			b, _ := newTestBridge(t, Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Retry: &retry})

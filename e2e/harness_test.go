@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
 	"github.com/mcp-bridge/mcp-bridge/internal/logjson"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 	"github.com/mcp-bridge/mcp-bridge/refagent"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/mcp-bridge/mcp-bridge/server/servertest"
@@ -78,7 +77,7 @@ type harness struct {
 	t    testing.TB
 	srv  *server.Server
 	addr string
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	run  *servertest.Server
 	// tls is the clients' side of a listener that speaks TLS (startTLS);
 	// nil for plain HTTP.
@@ -105,7 +104,7 @@ func startWith(t testing.TB, cfg *config.Config, prepare func(*server.Server), o
 	if err := os.WriteFile(am, []byte(aliases()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	run := servertest.Start(t, cfg, servertest.Options{Mappings: []string{am}, Server: opts, Listening: prepare,
 		Logger: slog.New(logjson.New(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))})
 	return &harness{t: t, srv: run.Server, addr: run.Addr, logs: logs, run: run}
@@ -286,23 +285,3 @@ func spellFor(d, id string) string {
 	}
 	return id
 }
-
-// syncBuffer is a bytes buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var _ io.Writer = (*syncBuffer)(nil)

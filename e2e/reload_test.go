@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/config"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/server"
 	"github.com/tidwall/gjson"
@@ -248,7 +249,7 @@ func TestSIGHUP(t *testing.T) {
 	}
 	write("reload: {watch: false}\nagents:\n  - {id: first, dialect: swarm}\n")
 	cmd := exec.Command(binary, "serve", "--config", cfgFile, "--listen", "127.0.0.1:0")
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

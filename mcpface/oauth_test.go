@@ -18,11 +18,11 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 	"github.com/mcp-bridge/mcp-bridge/internal/testpki"
 	"github.com/mcp-bridge/mcp-bridge/trust"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
@@ -455,29 +455,11 @@ func TestRateLimits(t *testing.T) {
 	})
 }
 
-// syncBuffer is a buffer a logger may write from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestAudit: every tools/call writes one log line saying who called which
 // tool of which agent, how it ended and how long it took; no token.
 func TestAudit(t *testing.T) {
 	as := newAuthServer(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	l := serve(t, Options{OAuth: as.oauth(""), Tokens: []Token{{Token: "static-secret"}},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	l.attach("swarm", "calc", "add", "fail")

@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 	"github.com/mcp-bridge/mcp-bridge/transports/upstream"
 )
 
@@ -95,29 +96,11 @@ func testServer() *server.MCPServer {
 	return s
 }
 
-// syncBuffer is a log sink the test can read while the code writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // run starts a bridge and the upstream spec on it; it returns the bridge,
 // the upstream and its log.
-func run(t *testing.T, spec upstream.Spec) (*bridge.Bridge, *upstream.Upstream, *syncBuffer) {
+func run(t *testing.T, spec upstream.Spec) (*bridge.Bridge, *upstream.Upstream, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	b, err := bridge.New(bridge.Options{Registry: builtin.Default(), Mappings: dialects.DefaultMappings(), Logger: log,
 		Heartbeat: -1, RequestTimeout: wait, Retry: &bridge.RetryPolicy{}})
