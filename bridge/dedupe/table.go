@@ -90,25 +90,15 @@ type entry struct {
 }
 
 // dedupeRequest is what the table keeps of the first copy of a request: the
-// token of its open request while it waits, then its answer (kept is
-// false when it was not kept, or no longer is).
-//
-// The table reuses the records it forgets (Table.free): one is made for
-// every request tracked, and none is seen outside the table's lock.
+// token of its open request while it waits, then its answer (nil when it
+// was not kept, or no longer is). Held by value in the table's map (32
+// bytes, stored in the map's own slots): tracking a request makes no
+// object of its own.
 type dedupeRequest struct {
 	gen    uint64
 	token  string
-	kept   bool
-	answer delivery.Outbound
+	answer *delivery.Outbound
 }
-
-// maxFree bounds the records a table keeps for reuse: enough for the
-// requests of a busy moment, not every one a burst ever held. Records are
-// made recordChunk at a time.
-const (
-	maxFree     = 1024
-	recordChunk = 32
-)
 
 // keptAnswer places a kept answer in the order they are dropped in.
 type keptAnswer struct {
@@ -124,12 +114,11 @@ type Table struct {
 	maxEntries int
 	maxAnswers int
 	mu         sync.Mutex
-	byID       map[Key]uint64         // the generation of each identity's entry
-	order      fifo[entry]            // by arrival; the front is the oldest
-	requests   map[Key]*dedupeRequest // of the entries that are requests
-	free       []*dedupeRequest       // forgotten, for Track to reuse
-	answers    fifo[keptAnswer]       // the requests whose answer was kept, oldest first
-	bytes      int                    // of kept answers
+	byID       map[Key]uint64        // the generation of each identity's entry
+	order      fifo[entry]           // by arrival; the front is the oldest
+	requests   map[Key]dedupeRequest // of the entries that are requests
+	answers    fifo[keptAnswer]      // the requests whose answer was kept, oldest first
+	bytes      int                   // of kept answers
 	gen        uint64
 	// entries and kept count what went past the bounds; nil counts
 	// nothing.
@@ -158,7 +147,7 @@ func (d *Table) Count(m *metrics.Metrics) error {
 // maxEntries of them and maxAnswers bytes of their answers.
 func New(window time.Duration, maxEntries, maxAnswers int) *Table {
 	return &Table{window: window, maxEntries: maxEntries, maxAnswers: maxAnswers,
-		byID: map[Key]uint64{}, requests: map[Key]*dedupeRequest{}}
+		byID: map[Key]uint64{}, requests: map[Key]dedupeRequest{}}
 }
 
 // Check records id, or reports that it was recorded within the window: a
@@ -202,28 +191,24 @@ func (d *Table) dropLocked() {
 		return
 	}
 	delete(d.byID, e.id)
-	if r := d.requests[e.id]; r != nil && r.gen == e.gen {
-		d.forgetRequestLocked(e.id, r)
+	if r, ok := d.requests[e.id]; ok && r.gen == e.gen {
+		d.forgetRequestLocked(e.id, &r)
 	}
 }
 
 // forgetRequestLocked forgets the request id, whose record is r, and its
-// kept answer; r is kept for reuse.
+// kept answer.
 func (d *Table) forgetRequestLocked(id Key, r *dedupeRequest) {
 	d.forgetAnswerLocked(r)
 	delete(d.requests, id)
-	if len(d.free) < maxFree {
-		*r = dedupeRequest{} // holds no frame or token while it waits
-		d.free = append(d.free, r)
-	}
 }
 
 // forgetAnswerLocked drops r's kept answer, if it has one; its place in
 // the answers queue is skipped when it comes to the front.
 func (d *Table) forgetAnswerLocked(r *dedupeRequest) {
-	if r.kept {
+	if r.answer != nil {
 		d.bytes -= cap(r.answer.Frame)
-		r.kept, r.answer = false, delivery.Outbound{}
+		r.answer = nil
 	}
 }
 
@@ -236,27 +221,12 @@ func (d *Table) Track(id Key, token string) {
 	if !ok {
 		return
 	}
-	r := d.requests[id]
-	switch {
-	case r != nil:
+	if r, ok := d.requests[id]; ok {
 		// Tracked before (the router tracks a request once): a fresh
 		// start.
-		d.forgetAnswerLocked(r)
-	case len(d.free) > 0:
-		r, d.free = d.free[len(d.free)-1], d.free[:len(d.free)-1]
-		d.requests[id] = r
-	default:
-		// Made recordChunk at a time: the records of the first window
-		// (nothing is forgotten before it ends) cost one object per
-		// recordChunk requests, not one each.
-		chunk := make([]dedupeRequest, recordChunk)
-		for i := len(chunk) - 1; i > 0; i-- {
-			d.free = append(d.free, &chunk[i])
-		}
-		r = &chunk[0]
-		d.requests[id] = r
+		d.forgetAnswerLocked(&r)
 	}
-	r.gen, r.token = gen, token
+	d.requests[id] = dedupeRequest{gen: gen, token: token}
 }
 
 // Answered keeps out, the answer the request id got under its open
@@ -270,24 +240,25 @@ func (d *Table) Answered(id Key, token string, out delivery.Outbound) {
 	n := cap(out.Frame) // what keeping it holds, not only what it says
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := d.requests[id]
-	if r == nil || r.token != token {
+	r, ok := d.requests[id]
+	if !ok || r.token != token {
 		return
 	}
 	r.token = ""
 	if n > d.maxAnswers {
-		d.forgetRequestLocked(id, r)
+		d.forgetRequestLocked(id, &r)
 		count(d.kept, 1)
 		return
 	}
 	for d.bytes+n > d.maxAnswers {
 		old := d.answers.pop()
-		if o := d.requests[old.id]; o != nil && o.gen == old.gen && o.kept {
-			d.forgetRequestLocked(old.id, o)
+		if o, ok := d.requests[old.id]; ok && o.gen == old.gen && o.answer != nil {
+			d.forgetRequestLocked(old.id, &o)
 			count(d.kept, 1)
 		}
 	}
-	r.kept, r.answer = true, out
+	r.answer = &out
+	d.requests[id] = r
 	d.bytes += n
 	d.answers.push(keptAnswer{id: id, gen: r.gen})
 }
@@ -297,15 +268,12 @@ func (d *Table) Answered(id Key, token string, out delivery.Outbound) {
 func (d *Table) State(id Key) (string, *delivery.Outbound) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := d.requests[id]
-	switch {
-	case r == nil:
-		return "", nil
-	case r.kept:
-		a := r.answer // the record is reused once forgotten: the caller gets its own
-		return r.token, &a
+	r, ok := d.requests[id]
+	if !ok || r.answer == nil {
+		return r.token, nil
 	}
-	return r.token, nil
+	a := *r.answer // the caller's own: the table's stays as it was kept
+	return r.token, &a
 }
 
 // Size returns how many messages the table remembers and how many bytes

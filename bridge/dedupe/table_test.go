@@ -118,8 +118,8 @@ func TestDedupeBounds(t *testing.T) {
 }
 
 // TestDedupeRequestRecords: what State tells of a request through its
-// life, with records forgotten and reused in between: a reused record
-// carries nothing of the request it was.
+// life, with requests forgotten in between: a later request carries
+// nothing of one forgotten, and State's caller gets a copy of the answer.
 func TestDedupeRequestRecords(t *testing.T) {
 	key := func(i int) Key { k, _ := Identify("A", &canonical.Envelope{ID: fmt.Sprint("m", i)}); return k }
 	frame := func(s string) delivery.Outbound {
@@ -146,11 +146,10 @@ func TestDedupeRequestRecords(t *testing.T) {
 		{"answered again", func() { d.Answered(key(1), "T1", frame("again")) }, 1, state{answer: "a1"}},
 		{"untracked is not tracked", func() { d.Track(key(9), "T9") }, 9, state{}},
 		{"second request", func() { d.Check(key(2), now); d.Track(key(2), "T2") }, 2, state{token: "T2"}},
-		// A third entry past the bound of two forgets m1 and its record,
-		// which m3 reuses.
+		// A third entry past the bound of two forgets m1 and its record.
 		{"first forgotten", func() { d.Check(key(3), now) }, 1, state{}},
-		{"reused record", func() { d.Track(key(3), "T3") }, 3, state{token: "T3"}},
-		{"reused record answered", func() { d.Answered(key(3), "T3", frame("a3")) }, 3, state{answer: "a3"}},
+		{"third tracked", func() { d.Track(key(3), "T3") }, 3, state{token: "T3"}},
+		{"third answered", func() { d.Answered(key(3), "T3", frame("a3")) }, 3, state{answer: "a3"}},
 		{"others unchanged", func() {}, 2, state{token: "T2"}},
 	} {
 		step.do()
