@@ -67,12 +67,11 @@ func acceptedLink(t *testing.T) *linktest.Conn {
 	b := contractBridge(t)
 	links := make(chan bridge.Link, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, pw := acceptPrompt(t, w, r)
-		if pw == nil {
+		c, l, in, ok := acceptPrompt(t, w, r, nil)
+		if !ok {
 			return
 		}
-		l := promptLink{link{c}, pw.pc}
-		attach(t, b, l, c, pw.source())
+		attach(t, b, l, c, in)
 		links <- l
 	}))
 	t.Cleanup(srv.Close)

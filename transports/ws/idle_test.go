@@ -20,9 +20,11 @@ const idleAgents = 2000
 // lists every one (READY, with its tools where its dialect declares them),
 // page by page; agents of every dialect picked over the whole range answer
 // a request through the bridge; once all is quiet the package's
-// connections hold no read or write buffer, and no goroutine reads them
-// (they are parked), by its own count; and parked agents still answer.
+// connections hold no read or write buffer, no goroutine reads them
+// (they are parked) and they hold no library connection, by its own
+// count; and parked agents still answer.
 func TestIdleAgents(t *testing.T) {
+	libraries := LibraryConns() // other tests' connections still open
 	// No heartbeat: its pongs wake parked connections (TestParkedHeartbeat),
 	// and a round over 2,000 agents would keep some awake at any moment.
 	b := heartbeatBridge(t, -1)
@@ -109,14 +111,18 @@ func TestIdleAgents(t *testing.T) {
 	}
 
 	// Parked: no goroutine reads an idle connection, once it has been
-	// quiet through a sweep, by the package's own count.
+	// quiet through a sweep, nor does it hold its library connection, by
+	// the package's own count.
 	connected := int64(idleAgents + 1)
 	deadline = time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) && (Parked() != connected || Readers() != 0) {
+	for time.Now().Before(deadline) && (Parked() != connected || Readers() != 0 || LibraryConns() != libraries) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if parked, reading := Parked(), Readers(); parked != connected || reading != 0 {
 		t.Errorf("%d agents idle: %d connections parked, %d reading goroutines; want %d, none", connected, parked, reading, connected)
+	}
+	if held := LibraryConns() - libraries; held != 0 {
+		t.Errorf("%d agents idle: %d library connections held, want none", connected, held)
 	}
 
 	// And they answer from there: each echo wakes the caller's

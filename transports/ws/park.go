@@ -182,9 +182,11 @@ func (p *parker) wake(id uint64) {
 // since the last sweep to park: a wait counts from the sweep before it
 // when only control frames came since (parking.quiet), so that a
 // heartbeat more frequent than the sweep does not keep a connection
-// from parking.
+// from parking. And it lets go of the library connection of a parked
+// connection that holds one (library.go): one made for a write while it
+// was parked, or in use by a write as its reader parked.
 func (p *parker) sweep() {
-	var kick []*promptConn
+	var kick, loose []*promptConn
 	p.mu.Lock()
 	for _, c := range p.conns {
 		switch c.park.state.Load() {
@@ -193,8 +195,14 @@ func (p *parker) sweep() {
 		case swept:
 			kick = append(kick, c)
 		}
+		if c.park.parked && c.lib.held.Load() {
+			loose = append(loose, c)
+		}
 	}
 	p.mu.Unlock()
+	for _, c := range loose {
+		c.letGo()
+	}
 	for _, c := range kick {
 		c.park.kick.Lock()
 		if c.park.state.CompareAndSwap(swept, kicked) {

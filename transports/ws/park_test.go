@@ -84,6 +84,14 @@ func isParked(c *promptConn) bool {
 	return c.park.parked
 }
 
+// holdsLibrary reports whether c holds a library connection now: one
+// that is parked has let it go (library.go).
+func holdsLibrary(c *promptConn) bool {
+	c.lib.mu.Lock()
+	defer c.lib.mu.Unlock()
+	return c.lib.c != nil
+}
+
 // sweepUntilParked sweeps as the parker does until every one of conns is
 // parked: a connection waiting for its next message parks at its second
 // sweep.
@@ -128,8 +136,9 @@ func connectAgent(t *testing.T, ctx context.Context, b *bridge.Bridge, url, id, 
 // TestParkedAgentsTalk: two agents whose connections are parked talk
 // through the bridge, over and over: the request wakes the caller's
 // connection, is delivered to the parked callee, whose answer wakes its
-// own; each time both park again, and the reading goroutines they had go.
-// Under the race detector this is many park and wake cycles.
+// own; each time both park again, letting go of their library
+// connections, and the reading goroutines they had go. Under the race
+// detector this is many park and wake cycles.
 func TestParkedAgentsTalk(t *testing.T) {
 	b := heartbeatBridge(t, -1)
 	url := "ws://" + serveBridge(t, b)
@@ -139,6 +148,12 @@ func TestParkedAgentsTalk(t *testing.T) {
 	_, ec := connectAgent(t, ctx, b, url, "PARK-CALLEE", "elizaacl")
 	for k := range 60 {
 		sweepUntilParked(t, cc, ec)
+		// Let go as the reader parked, or by a sweep after (the answer's
+		// write may have held it then).
+		eventually(t, fmt.Sprintf("round %d: the parked connections let their library connections go", k), func() bool {
+			parkerOf().sweep()
+			return !holdsLibrary(cc) && !holdsLibrary(ec)
+		})
 		cctx, done := context.WithTimeout(ctx, time.Minute)
 		reply, err := caller.Call(cctx, "PARK-CALLEE", caller.Operation("echo"), canonical.JSON(fmt.Sprintf(`{"k":%d}`, k)))
 		done()

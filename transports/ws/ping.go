@@ -113,10 +113,15 @@ func tellPinger(f *inFrames, err error) {
 // the ping itself where it can (promptConn.ping).
 func (l promptLink) Ping(ctx context.Context) error {
 	err := l.pc.ping(ctx)
-	if err == errNoPing {
-		return l.link.Ping(ctx)
+	if err != errNoPing {
+		return err
 	}
-	return err
+	c, err := l.pc.conn()
+	if err != nil {
+		return err
+	}
+	defer l.pc.done()
+	return c.Ping(ctx)
 }
 
 // errPingClosed is what a ping in flight returns when its connection

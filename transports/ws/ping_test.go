@@ -24,12 +24,10 @@ func newPingPair(t *testing.T) *pingPair {
 	t.Helper()
 	links := make(chan promptLink, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, pw := acceptPrompt(t, w, r)
-		if pw == nil {
+		c, l, in, ok := acceptPrompt(t, w, r, nil)
+		if !ok {
 			return
 		}
-		l := promptLink{link{c}, pw.pc}
-		in := pw.source()
 		go func() {
 			_, _ = carryFrames(c, in)
 		}()

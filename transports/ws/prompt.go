@@ -76,6 +76,7 @@ type promptConn struct {
 	moved time.Duration
 
 	park parking // park.go
+	lib  libConn // library.go
 }
 
 // holdLimit bounds what a connection holds back for the next write
@@ -395,23 +396,58 @@ func (c *promptConn) flush() error {
 }
 
 // promptLink is the link of a connection with a promptConn under it: the
-// bridge may hand it a message without waiting (bridge.Prompt).
-type promptLink struct {
-	link
-	pc *promptConn
+// bridge may hand it a message without waiting (bridge.Prompt). Each
+// write uses the connection's library connection, made again if it was
+// let go while the connection was parked (library.go).
+type promptLink struct{ pc *promptConn }
+
+// Send writes one text message; coder/websocket serialises concurrent
+// writers.
+func (l promptLink) Send(ctx context.Context, out bridge.Outbound) error {
+	c, err := l.pc.conn()
+	if err != nil {
+		return err
+	}
+	defer l.pc.done()
+	return c.Write(ctx, websocket.MessageText, out.Frame)
+}
+
+func (promptLink) Transport() string { return "websocket" }
+
+// Abort ends a send in progress by closing the connection at once.
+func (l promptLink) Abort() { l.pc.abort() }
+
+// Close ends the connection with a going-away close frame giving reason.
+func (l promptLink) Close(reason string) error {
+	c, err := l.pc.conn()
+	if err != nil {
+		return err
+	}
+	defer l.pc.done()
+	return c.Close(websocket.StatusGoingAway, truncate(reason))
 }
 
 // SendNow writes one text message without waiting on the peer.
 func (l promptLink) SendNow(out bridge.Outbound) (backlog bool, err error) {
+	c, err := l.pc.conn()
+	if err != nil {
+		return false, err
+	}
+	defer l.pc.done()
 	return l.pc.writeNow(func() error {
-		return l.c.Write(context.Background(), websocket.MessageText, out.Frame)
+		return c.Write(context.Background(), websocket.MessageText, out.Frame)
 	})
 }
 
 // Hold writes one text message with the next one (delivery.Holder).
 func (l promptLink) Hold(ctx context.Context, out bridge.Outbound) error {
+	c, err := l.pc.conn()
+	if err != nil {
+		return err
+	}
+	defer l.pc.done()
 	return l.pc.writeHeld(func() error {
-		return l.c.Write(ctx, websocket.MessageText, out.Frame)
+		return c.Write(ctx, websocket.MessageText, out.Frame)
 	})
 }
 
@@ -419,12 +455,10 @@ func (l promptLink) Hold(ctx context.Context, out bridge.Outbound) error {
 func (l promptLink) Flush(context.Context) error { return l.pc.flush() }
 
 // promptWriter is an http.ResponseWriter whose Hijack puts a promptConn
-// under the WebSocket library, and keeps the connection's read buffer, so
-// that the reader can tell whether more has arrived (buffered).
+// under the WebSocket library, where the connection is plain TCP.
 type promptWriter struct {
 	http.ResponseWriter
 	pc *promptConn
-	br *bufio.Reader
 }
 
 func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -436,7 +470,6 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	w.pc = newPromptConn(c)
 	if w.pc == nil {
-		w.br = brw.Reader
 		return c, brw, nil
 	}
 	// What the server has not yet written goes before the WebSocket's
@@ -454,48 +487,57 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		}
 		w.pc.preload(b)
 	}
-	w.br = bufio.NewReaderSize(w.pc, smallBuf)
-	return w.pc, bufio.NewReadWriter(w.br, bufio.NewWriterSize(w.pc, smallBuf)), nil
+	s, rw := w.pc.hijacked()
+	return s, rw, nil
 }
 
-// unwrap points the reader the library was given at the connection
-// itself, once Accept has returned: Accept wraps the connection for it in
-// an io.MultiReader behind the bytes its reader held at the hijack (none:
-// the reader is new, and the connection holds what net/http had read
-// past the request, preload), which the connection would keep for its
-// life, 50 bytes. Nothing has been read through the reader yet.
-func (w *promptWriter) unwrap() {
-	if w.pc != nil && w.br != nil && w.br.Buffered() == 0 {
-		w.br.Reset(w.pc)
-	}
-}
-
-// source returns what the connection's reader may ask of the hijacked
-// connection: how many bytes it has read and not yet handed on (its read
-// buffers, which only the reader's goroutine may ask about), and its
-// buffers to give back at its end; the zero source when its writes cannot
-// be prompt (TLS). It keeps the buffers only, not the HTTP response, which
-// the connection's reader must not hold.
+// accepted returns the link of c, which Accept returned over w, and what
+// the connection's reader may ask of the hijacked connection (source):
+// a promptLink over plain TCP, whose library connection c is then; over
+// TLS, a link of c and a source that knows c only. Neither keeps the HTTP
+// response, which the connection's reader must not hold.
 //
-// It does not ask the socket too. A frame with nothing after it in the
-// buffers came with the last read, which took what the socket had then (up
-// to the buffer's size); what arrives while the frame is handled waits for
-// the next read, and the prompt write in between does not block. Asking the socket (an ioctl per
-// frame, to hand the write to the queue's writer when more was waiting)
-// cost the hop about 3% of its p50 and measured no better on a stream
+// The source does not ask the socket how much it holds. A frame with
+// nothing after it in the buffers came with the last read, which took
+// what the socket had then (up to the buffer's size); what arrives while
+// the frame is handled waits for the next read, and the prompt write in
+// between does not block. Asking the socket (an ioctl per frame, to hand
+// the write to the queue's writer when more was waiting) cost the hop
+// about 3% of its p50 and measured no better on a stream
 // (docs/performance.md, "Paired rounds").
-func (w *promptWriter) source() source {
-	if w.br == nil || w.pc == nil {
-		return source{}
+func (w *promptWriter) accepted(c *websocket.Conn) (bridge.Link, source) {
+	if w.pc == nil {
+		return link{c}, source{c: c}
 	}
-	return source{br: w.br, pc: w.pc}
+	w.pc.adopt(c)
+	w.pc.lib.reading = true // the connection's reader takes it over
+	w.pc.lib.pinned = c.Subprotocol() != "" || w.Header().Get("Sec-WebSocket-Extensions") != ""
+	return promptLink{w.pc}, source{pc: w.pc}
 }
 
 // source is what a connection's reader knows of the connection under its
 // WebSocket; the zero source knows nothing.
 type source struct {
-	br *bufio.Reader
+	c  *websocket.Conn // the library connection, when there is no pc
 	pc *promptConn
+}
+
+// conn returns the library connection for the reader's use: made again
+// when the connection was parked (library.go); idle ends the use as the
+// reader parks.
+func (s source) conn() (*websocket.Conn, error) {
+	if s.pc == nil {
+		return s.c, nil
+	}
+	return s.pc.readConn()
+}
+
+// idle ends the reader's use of the library connection as the reader
+// parks, letting the library connection go when it can.
+func (s source) idle() {
+	if s.pc != nil {
+		s.pc.idle()
+	}
 }
 
 // buffered returns how many bytes have been read from the connection and
@@ -504,7 +546,7 @@ func (s source) buffered() (int, bool) {
 	if s.pc == nil {
 		return 0, false
 	}
-	return s.br.Buffered() + s.pc.pending(), true
+	return s.pc.lib.br.Buffered() + s.pc.pending(), true
 }
 
 // moveEvery is how often at most the reading of a connection moves to a

@@ -95,10 +95,14 @@ func TestPromptConnOrder(t *testing.T) {
 // Once the peer reads again, the ping is answered and prompt sends go
 // through.
 func TestPromptSendBehindPing(t *testing.T) {
-	links := make(chan promptLink, 1)
+	type accepted struct {
+		c *websocket.Conn
+		l promptLink
+	}
+	links := make(chan accepted, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, pw := acceptPrompt(t, w, r); pw != nil {
-			links <- promptLink{link{c}, pw.pc}
+		if c, l, _, ok := acceptPrompt(t, w, r, nil); ok {
+			links <- accepted{c, l}
 		}
 	}))
 	defer srv.Close()
@@ -110,12 +114,13 @@ func TestPromptSendBehindPing(t *testing.T) {
 	}
 	defer peer.CloseNow()
 	peer.SetReadLimit(-1)
-	l := <-links
-	defer l.c.CloseNow()
+	a := <-links
+	l := a.l
+	defer a.c.CloseNow()
 	// The bridge reads every connection: pongs arrive through the reader.
 	go func() {
 		for {
-			if _, _, err := l.c.Read(ctx); err != nil {
+			if _, _, err := a.c.Read(ctx); err != nil {
 				return
 			}
 		}
@@ -175,21 +180,22 @@ func TestPromptSendBehindPing(t *testing.T) {
 }
 
 // acceptPrompt accepts a WebSocket connection on loopback as the Handler
-// does, under a promptWriter whose connection is unwrapped from the
-// library's reader; a failed test and nil for the writer when it cannot,
+// does (with opts), returning the library connection, the connection's promptLink and
+// what its reader may ask of it; a failed test and false when it cannot,
 // or when the connection got no promptConn.
-func acceptPrompt(t *testing.T, w http.ResponseWriter, r *http.Request) (*websocket.Conn, *promptWriter) {
+func acceptPrompt(t *testing.T, w http.ResponseWriter, r *http.Request, opts *websocket.AcceptOptions) (*websocket.Conn, promptLink, source, bool) {
 	pw := &promptWriter{ResponseWriter: w}
-	c, err := websocket.Accept(pw, r, nil)
+	c, err := websocket.Accept(pw, r, opts)
 	if err != nil {
 		t.Error(err)
-		return nil, nil
+		return nil, promptLink{}, source{}, false
 	}
-	pw.unwrap()
-	if pw.pc == nil {
+	l, in := pw.accepted(c)
+	pl, ok := l.(promptLink)
+	if !ok {
 		t.Error("a loopback connection got no promptConn")
 		c.CloseNow()
-		return nil, nil
+		return nil, promptLink{}, source{}, false
 	}
-	return c, pw
+	return c, pl, in, true
 }

@@ -77,11 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the client
 	}
-	pw.unwrap()
-	var l bridge.Link = link{c}
-	if pw.pc != nil {
-		l = promptLink{link{c}, pw.pc}
-	}
+	l, in := pw.accepted(c)
 	s, err := h.Bridge.Attach(l, opts)
 	if err != nil {
 		// A bridge that is shutting down is going away (1001): the agent
@@ -97,12 +93,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP request, its headers and the handler's stack are
 	// not kept for the connection's life (an idle agent costs that much
 	// less). The hijacked connection is no longer the HTTP server's.
-	remote, maxFrame, in := opts.Remote, h.Bridge.MaxFrame(), pw.source()
+	remote, maxFrame := opts.Remote, h.Bridge.MaxFrame()
 	var read func()
 	read = func() {
 		readers.Add(1)
 		defer readers.Add(-1)
 		for {
+			// The library connection, made again if it was let go while
+			// the connection was parked (library.go).
+			c, err := in.conn()
+			if err != nil {
+				h.logger().Info("websocket connection lost", "remote", remote, "agent", s.AgentID(), "error", err)
+				in.release()
+				s.Lost(err)
+				return
+			}
 			// No context ends a read: closing the connection does.
 			lost, err := carry(context.Background(), c, s, maxFrame, in)
 			switch {
@@ -110,11 +115,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				// A fresh goroutine, with a small stack, reads on: one the
 				// parker starts when the socket has bytes (at once if it
 				// has), so that a connection that goes quiet after a
-				// message (an introduction) holds none meanwhile.
+				// message (an introduction) holds none meanwhile, nor its
+				// library connection.
+				in.idle()
 				if !in.park() {
 					go read()
 				}
 			case err == errPark:
+				in.idle()
 				if !in.park() {
 					continue // it cannot park: this goroutine reads on
 				}
