@@ -157,6 +157,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDFA$$' -fuzztime $(FUZZTIME) ./internal/schemafast
 	$(GO) test -run '^$$' -fuzz '^FuzzMembersOf$$' -fuzztime $(FUZZTIME) ./dialects/swarm
 	$(GO) test -run '^$$' -fuzz '^FuzzFastCalls$$' -fuzztime $(FUZZCALLS) ./mcpface
+	$(GO) test -run '^$$' -fuzz '^FuzzTextFrame$$' -fuzztime $(FUZZTIME) ./transports/ws
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

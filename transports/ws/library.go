@@ -2,6 +2,8 @@ package ws
 
 import (
 	"bufio"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -32,6 +34,15 @@ import (
 // ping under way each hold it: promptConn.conn) and its bufio reader and
 // writer hold nothing; once the connection is closing, it is not made
 // again.
+//
+// A message the bridge hands a parked connection at once (SendNow: a
+// request to an idle agent) does not wait for the library connection to
+// be made again: the connection writes its frame itself (writeText, a
+// final unmasked text frame, byte for byte what the library writes for
+// it, which FuzzTextFrame holds it to), and makes the library connection
+// after, while the agent reads it, for the answer's reading. Where it
+// cannot (a frame part-way, the connection closing), the library writes
+// it, made again first.
 
 // libConn is a promptConn's library connection: nil while let go.
 type libConn struct {
@@ -255,4 +266,67 @@ func (w *againWriter) WriteHeader(int) {}
 func (w *againWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	s, rw := w.pc.hijacked()
 	return s, rw, nil
+}
+
+// errNotNow is what writeText returns, having written nothing, when the
+// connection cannot write a frame of its own now: the library writes it.
+var errNotNow = errors.New("ws: the connection cannot write a frame of its own now")
+
+// opText is a text frame's opcode (RFC 6455 section 5.2).
+const opText = 0x1
+
+// textHeader puts the header of a final, unmasked text frame with a
+// payload of n bytes in h, as the library writes a server's, and returns
+// its length.
+func textHeader(h *[10]byte, n int) int {
+	h[0] = 0x80 | opText
+	switch {
+	case n <= 125:
+		h[1] = byte(n)
+		return 2
+	case n <= 0xffff:
+		h[1] = 126
+		binary.BigEndian.PutUint16(h[2:], uint16(n))
+		return 4
+	default:
+		h[1] = 127
+		binary.BigEndian.PutUint64(h[2:], uint64(n))
+		return 10
+	}
+}
+
+// writeText writes p as one text message in a frame of the connection's
+// own, as the connection's mode says (writeNow's prompt write); errNotNow,
+// having written nothing, while a frame is part-way on the socket or the
+// connection is closing.
+func (c *promptConn) writeText(p []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.npend > 0 || c.left > 0 || c.park.closing.Load() {
+		return errNotNow
+	}
+	var h [10]byte
+	return c.writeJoined(h[:textHeader(&h, len(p))], p)
+}
+
+// sendLetGo writes p at once (writeNow) in a frame of the connection's
+// own when its library connection was let go, then makes the library
+// connection again for what follows; handled false when the library
+// connection is there, or the connection cannot write its own frame now.
+func (c *promptConn) sendLetGo(p []byte) (backlog, handled bool, err error) {
+	if c.lib.held.Load() {
+		return false, false, nil
+	}
+	backlog, err = c.writeNow(func() error { return c.writeText(p) })
+	if err == errNotNow {
+		return false, false, nil
+	}
+	if err == nil {
+		// The answer will be read through it: made now, while the peer
+		// reads the message, rather than when its answer has come.
+		if _, lerr := c.conn(); lerr == nil {
+			c.done()
+		}
+	}
+	return backlog, true, err
 }

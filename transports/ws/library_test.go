@@ -1,8 +1,10 @@
 package ws
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -47,12 +49,14 @@ func newLibraryPair(t *testing.T, subprotocols ...string) libraryPair {
 }
 
 // TestLibraryLetGo: an accepted connection whose reader parks lets its
-// library connection go, and makes it again,
-// over the same socket, for each use: a message the bridge writes reaches
-// the peer whole, the library connection made for it is let go by the
-// parker's sweep as the connection stays idle, a message from the peer is
-// read whole through the one made for the reader, and a close after it
-// was let go again reaches the peer with its reason.
+// library connection go, and makes it again, over the same socket, for
+// each use: a message the bridge writes reaches the peer whole, and the
+// library connection made for it is let go by the parker's sweep as the
+// connection stays idle; one handed to it at once is written by the
+// connection itself, whole, and the library connection made after it for
+// the answer; a message from the peer is read whole through the one made
+// for the reader, and a close after it was let go again reaches the peer
+// with its reason.
 func TestLibraryLetGo(t *testing.T) {
 	p := newLibraryPair(t)
 	pc := p.l.pc
@@ -66,9 +70,22 @@ func TestLibraryLetGo(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for i, frame := range []string{`{"n":1}`, strings.Repeat("y", 70000)} {
-		if err := p.l.Send(ctx, bridge.Outbound{Frame: []byte(frame)}); err != nil {
-			t.Fatalf("send %d while let go: %v", i, err)
+	frames := []string{`{"n":1}`, strings.Repeat("y", 70000), `{"n":2}`, strings.Repeat("z", 70000)}
+	for i, frame := range frames {
+		if i < 2 {
+			if err := p.l.Send(ctx, bridge.Outbound{Frame: []byte(frame)}); err != nil {
+				t.Fatalf("send %d while let go: %v", i, err)
+			}
+		} else {
+			// At once: the connection writes the frame itself (writeText),
+			// then makes its library connection.
+			backlog, err := p.l.SendNow(bridge.Outbound{Frame: []byte(frame)})
+			if err == nil && backlog {
+				err = p.l.Flush(ctx)
+			}
+			if err != nil {
+				t.Fatalf("send %d at once while let go: %v", i, err)
+			}
 		}
 		_, got, err := p.peer.Read(ctx)
 		if err != nil || string(got) != frame {
@@ -124,4 +141,52 @@ func TestLibraryPinned(t *testing.T) {
 	if !holdsLibrary(p.l.pc) {
 		t.Fatal("a connection with a subprotocol let its library connection go")
 	}
+}
+
+// recorder is a net.Conn that keeps what is written to it.
+type recorder struct {
+	net.Conn // nil: only Write and Close are used
+	b        bytes.Buffer
+}
+
+func (r *recorder) Write(p []byte) (int, error) { return r.b.Write(p) }
+func (r *recorder) Close() error                { return nil }
+
+// FuzzTextFrame holds the connection's own text frames (writeText, for a
+// parked connection whose library connection was let go) to the
+// library's: the same message, written by a library connection over a
+// promptConn and by a promptConn itself, is the same bytes on the socket,
+// whatever its length (a payload repeated to cross the 126 and 65,536
+// byte lengths whose headers differ).
+func FuzzTextFrame(f *testing.F) {
+	for _, seed := range []struct {
+		p      string
+		repeat uint16
+	}{{"", 0}, {`{"n":1}`, 0}, {"x", 124}, {"x", 125}, {"xy", 32767}, {"x", 65535}, {"xyz", 30000}} {
+		f.Add([]byte(seed.p), seed.repeat)
+	}
+	lib, own := &recorder{}, &recorder{}
+	libSide, ownSide := &promptConn{Conn: lib}, &promptConn{Conn: own}
+	libSide.lib.mu.Lock()
+	conn, err := libSide.libLocked()
+	libSide.lib.mu.Unlock()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { conn.CloseNow() })
+	f.Fuzz(func(t *testing.T, p []byte, repeat uint16) {
+		msg := bytes.Repeat(p, 1+int(repeat)%(70000/max(1, len(p))+1))
+		lib.b.Reset()
+		own.b.Reset()
+		if err := conn.Write(context.Background(), websocket.MessageText, msg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ownSide.writeText(msg); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(lib.b.Bytes(), own.b.Bytes()) {
+			n := min(16, lib.b.Len(), own.b.Len())
+			t.Fatalf("a %d-byte message: the library wrote %d bytes (%x...), the connection %d (%x...)", len(msg), lib.b.Len(), lib.b.Bytes()[:n], own.b.Len(), own.b.Bytes()[:n])
+		}
+	})
 }

@@ -429,6 +429,9 @@ func (l promptLink) Close(reason string) error {
 
 // SendNow writes one text message without waiting on the peer.
 func (l promptLink) SendNow(out bridge.Outbound) (backlog bool, err error) {
+	if backlog, handled, err := l.pc.sendLetGo(out.Frame); handled {
+		return backlog, err
+	}
 	c, err := l.pc.conn()
 	if err != nil {
 		return false, err
