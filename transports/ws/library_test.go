@@ -190,3 +190,30 @@ func FuzzTextFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestTextFrameNotNow: the connection writes no frame of its own while a
+// frame is part-way on the socket (its start kept for its payload, or its
+// payload still to come) or once it is closing: it says so, having
+// written nothing, and the library writes the message.
+func TestTextFrameNotNow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(c *promptConn)
+	}{
+		{"a frame's start kept", func(c *promptConn) { c.npend = 2 }},
+		{"a frame's payload to come", func(c *promptConn) { c.left = 10 }},
+		{"closing", func(c *promptConn) { c.park.closing.Store(true) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			c := &promptConn{Conn: rec}
+			tc.set(c)
+			if err := c.writeText([]byte(`{"n":1}`)); err != errNotNow {
+				t.Fatalf("writeText: %v, want errNotNow", err)
+			}
+			if rec.b.Len() != 0 {
+				t.Fatalf("wrote %q", rec.b.Bytes())
+			}
+		})
+	}
+}
