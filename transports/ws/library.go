@@ -35,14 +35,15 @@ import (
 // writer hold nothing; once the connection is closing, it is not made
 // again.
 //
-// A message the bridge hands a parked connection at once (SendNow: a
-// request to an idle agent) does not wait for the library connection to
-// be made again: the connection writes its frame itself (writeText, a
-// final unmasked text frame, byte for byte what the library writes for
-// it, which FuzzTextFrame holds it to), and makes the library connection
-// after, while the agent reads it, for the answer's reading. Where it
-// cannot (a frame part-way, the connection closing), the library writes
-// it, made again first.
+// A message the bridge hands a connection at once (promptLink.SendNow:
+// the hop's every message, a request to an idle agent) is written in a
+// frame of the connection's own (writeText: a final unmasked text frame,
+// byte for byte what the library writes for it, which FuzzTextFrame holds
+// it to), without the library's locks and buffers, nor a library
+// connection made again first when it was let go: that one is made after
+// the write, while the agent reads the message, for the answer's reading.
+// Where the connection cannot write its own frame (a frame part-way, the
+// connection closing), the library writes the message.
 
 // libConn is a promptConn's library connection: nil while let go.
 type libConn struct {
@@ -309,19 +310,16 @@ func (c *promptConn) writeText(p []byte) error {
 	return c.writeJoined(h[:textHeader(&h, len(p))], p)
 }
 
-// sendLetGo writes p at once (writeNow) in a frame of the connection's
-// own when its library connection was let go, then makes the library
-// connection again for what follows; handled false when the library
-// connection is there, or the connection cannot write its own frame now.
-func (c *promptConn) sendLetGo(p []byte) (backlog, handled bool, err error) {
-	if c.lib.held.Load() {
-		return false, false, nil
-	}
+// sendNow writes p at once (writeNow) in a frame of the connection's own,
+// then makes the library connection again if it was let go, for what
+// follows; handled false, having written nothing, when the connection
+// cannot write its own frame now (the library writes it).
+func (c *promptConn) sendNow(p []byte) (backlog, handled bool, err error) {
 	backlog, err = c.writeNow(func() error { return c.writeText(p) })
 	if err == errNotNow {
 		return false, false, nil
 	}
-	if err == nil {
+	if err == nil && !c.lib.held.Load() {
 		// The answer will be read through it: made now, while the peer
 		// reads the message, rather than when its answer has come.
 		if _, lerr := c.conn(); lerr == nil {

@@ -152,9 +152,8 @@ type recorder struct {
 func (r *recorder) Write(p []byte) (int, error) { return r.b.Write(p) }
 func (r *recorder) Close() error                { return nil }
 
-// FuzzTextFrame holds the connection's own text frames (writeText, for a
-// parked connection whose library connection was let go) to the
-// library's: the same message, written by a library connection over a
+// FuzzTextFrame holds the connection's own text frames (writeText, what
+// SendNow writes) to the library's: the same message, written by a library connection over a
 // promptConn and by a promptConn itself, is the same bytes on the socket,
 // whatever its length (a payload repeated to cross the 126 and 65,536
 // byte lengths whose headers differ).

@@ -427,9 +427,11 @@ func (l promptLink) Close(reason string) error {
 	return c.Close(websocket.StatusGoingAway, truncate(reason))
 }
 
-// SendNow writes one text message without waiting on the peer.
+// SendNow writes one text message without waiting on the peer: in a frame
+// of the connection's own where it can (library.go), else through the
+// library.
 func (l promptLink) SendNow(out bridge.Outbound) (backlog bool, err error) {
-	if backlog, handled, err := l.pc.sendLetGo(out.Frame); handled {
+	if backlog, handled, err := l.pc.sendNow(out.Frame); handled {
 		return backlog, err
 	}
 	c, err := l.pc.conn()
