@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -134,12 +135,12 @@ func playDemo(out io.Writer, log *slog.Logger) error {
 	}
 
 	d.scene("3. A bluelabel needs_input round: BLUE-LEAD assigns a deploy to DEPLOYER, which asks for a key first")
-	if err := d.needsInput(ctx); err != nil {
+	if err := d.needsInput(ctx, srv); err != nil {
 		return err
 	}
 	// They leave before the broadcast, so that its receivers are the four
 	// reference agents.
-	if err := waitGone(ctx, srv, "BLUE-LEAD", "DEPLOYER"); err != nil {
+	if err := waitConnected(ctx, srv, false, "BLUE-LEAD", "DEPLOYER"); err != nil {
 		return err
 	}
 
@@ -304,23 +305,25 @@ func waitAgents(ctx context.Context, srv *server.Server, ids ...string) error {
 	return nil
 }
 
-// waitGone waits until none of ids is connected to the bridge.
-func waitGone(ctx context.Context, srv *server.Server, ids ...string) error {
+// waitConnected waits until every one of ids is connected to the bridge
+// (READY or BUSY), or, with connected false, until none is.
+func waitConnected(ctx context.Context, srv *server.Server, connected bool, ids ...string) error {
 	for {
-		connected := ""
+		n := 0
 		for _, a := range srv.Bridge().Agents("") {
-			for _, id := range ids {
-				if a.ID == id && (a.Status == "READY" || a.Status == "BUSY") {
-					connected = id
-				}
+			if slices.Contains(ids, a.ID) && (a.Status == "READY" || a.Status == "BUSY") {
+				n++
 			}
 		}
-		if connected == "" {
+		if connected && n == len(ids) || !connected && n == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("agent %s did not disconnect", connected)
+			if connected {
+				return fmt.Errorf("agents %v did not all connect", ids)
+			}
+			return fmt.Errorf("agents %v did not all disconnect", ids)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -365,7 +368,7 @@ func (p *peer) recv(ctx context.Context) (*canonical.Envelope, error) {
 
 // needsInput plays the bluelabel round: an assignment, a needs_input for
 // the missing key, the assignment again with it (same task id), the result.
-func (d *demo) needsInput(ctx context.Context) error {
+func (d *demo) needsInput(ctx context.Context, srv *server.Server) error {
 	lead, err := d.peer(ctx, "BLUE-LEAD")
 	if err != nil {
 		return err
@@ -376,6 +379,12 @@ func (d *demo) needsInput(ctx context.Context) error {
 		return err
 	}
 	defer deployer.c.CloseNow()
+	// The bridge answers a WebSocket handshake before it has attached the
+	// agent: the assignment waits until DEPLOYER is listed, as a peer
+	// that addresses an agent just connected would.
+	if err := waitConnected(ctx, srv, true, "BLUE-LEAD", "DEPLOYER"); err != nil {
+		return err
+	}
 	done := make(chan error, 1)
 	go func() { done <- deployer.serve(ctx) }()
 	// The second assignment, with the key, is the task's next attempt: the
