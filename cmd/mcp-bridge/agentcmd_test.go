@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/canonical"
 	"github.com/mcp-bridge/mcp-bridge/dialects"
 	"github.com/mcp-bridge/mcp-bridge/dialects/builtin"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 	"github.com/mcp-bridge/mcp-bridge/refagent"
 )
 
@@ -311,7 +312,7 @@ func TestAgentReconnects(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "agent", "--dialect", "fuse", "--id", "analyst", "--tools", "add,sentiment-analysis",
 		"--connect", "ws://"+addr, "--backoff-min", "20ms", "--backoff-max", "200ms")
 	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
-	stderr := &syncWriter{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

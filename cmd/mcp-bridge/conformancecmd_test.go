@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 )
 
 // selfAgent is the command line that runs this test binary as
@@ -206,11 +208,11 @@ func TestConformanceWebSocket(t *testing.T) {
 
 // startSelf starts this test binary as mcp-bridge with args; its standard
 // output and error go to the returned buffer.
-func startSelf(t *testing.T, args ...string) (*exec.Cmd, *syncWriter) {
+func startSelf(t *testing.T, args ...string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
-	out := &syncWriter{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -224,7 +226,7 @@ func startSelf(t *testing.T, args ...string) (*exec.Cmd, *syncWriter) {
 
 // waitFor waits until out holds prefix, and returns what follows it up to
 // end.
-func waitFor(t *testing.T, out *syncWriter, prefix, end string) string {
+func waitFor(t *testing.T, out *syncbuf.Buffer, prefix, end string) string {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		s := out.String()

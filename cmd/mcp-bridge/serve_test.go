@@ -11,18 +11,18 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mcp-bridge/mcp-bridge/internal/syncbuf"
 )
 
 // serveChild runs `mcp-bridge serve args...` as a child process and
 // returns it once it has printed where it listens, with that host:port and
 // its standard error. The child is killed when the test ends.
-func serveChild(t *testing.T, args ...string) (*exec.Cmd, string, *syncWriter) {
+func serveChild(t *testing.T, args ...string) (*exec.Cmd, string, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), "MCP_BRIDGE_RUN_MAIN=1")
@@ -30,7 +30,7 @@ func serveChild(t *testing.T, args ...string) (*exec.Cmd, string, *syncWriter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errOut := &syncWriter{}
+	errOut := &syncbuf.Buffer{}
 	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func serveChild(t *testing.T, args ...string) (*exec.Cmd, string, *syncWriter) {
 // waitExit waits for cmd to exit and returns its exit code (-1 when it
 // was killed by a signal), failing the test if it takes longer than a
 // graceful shutdown should.
-func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncWriter) int {
+func waitExit(t *testing.T, cmd *exec.Cmd, stderr *syncbuf.Buffer) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -233,24 +233,6 @@ func TestServeSecondSignal(t *testing.T) {
 	if !strings.Contains(errOut.String(), "again: exiting now") {
 		t.Errorf("stderr: %s", errOut.String())
 	}
-}
-
-// syncWriter is a buffer the child's stderr copier and the test share.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
 
 // TestServeEveryMistake: a config with mistakes of every kind (its own
