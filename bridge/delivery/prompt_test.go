@@ -76,7 +76,7 @@ func TestPromptItems(t *testing.T) {
 	put := func(frame string, prompt bool) (sent *bool) {
 		t.Helper()
 		done := false
-		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: prompt, Sent: func() { done = true }}); err != nil {
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: prompt, Notify: told{sent: func() { done = true }}}); err != nil {
 			t.Fatal(err)
 		}
 		return &done
@@ -147,7 +147,7 @@ func TestPromptBusy(t *testing.T) {
 	var sent sync.WaitGroup
 	for _, frame := range []string{"a", "b"} {
 		sent.Add(1)
-		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: true, Sent: sent.Done}); err != nil {
+		if err := q.Put(&Item{Out: Outbound{Frame: []byte(frame)}, Level: NormalLevel, Prompt: true, Notify: told{sent: sent.Done}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,7 +166,7 @@ func TestPromptBusy(t *testing.T) {
 	l.mu.Unlock()
 	waitFor(t, func() bool { return q.Len() == 0 && linkFree(q) })
 	done := false
-	if err := q.Put(&Item{Out: Outbound{Frame: []byte("c")}, Level: NormalLevel, Prompt: true, Sent: func() { done = true }}); err != nil {
+	if err := q.Put(&Item{Out: Outbound{Frame: []byte("c")}, Level: NormalLevel, Prompt: true, Notify: told{sent: func() { done = true }}}); err != nil {
 		t.Fatal(err)
 	}
 	if !done || l.messages()[2] != "now:c" {
@@ -259,13 +259,12 @@ func TestPromptAndWriterTogether(t *testing.T) {
 		failed.Go(func() {
 			for i := range each {
 				it := &Item{Out: Outbound{Frame: []byte{byte(p), byte(i >> 8), byte(i)}}, Level: NormalLevel, Prompt: i%3 != 0,
-					Sent: sent.Done,
-					Failed: func(reason error) {
+					Notify: told{sent: sent.Done, failed: func(reason error) {
 						mu.Lock()
 						failures = append(failures, reason)
 						mu.Unlock()
 						sent.Done()
-					}}
+					}}}
 				if err := q.Put(it); err != nil {
 					t.Error(err)
 					sent.Done()
@@ -313,5 +312,24 @@ func TestHoldThenExpired(t *testing.T) {
 	}
 	if got, want := l.messages(), []string{"sent:a", "held:b"}; !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// told is a Notifier of two functions, either nil to ignore what it would
+// be told.
+type told struct {
+	sent   func()
+	failed func(error)
+}
+
+func (t told) Sent(*Item) {
+	if t.sent != nil {
+		t.sent()
+	}
+}
+
+func (t told) Failed(_ *Item, reason error) {
+	if t.failed != nil {
+		t.failed(reason)
 	}
 }

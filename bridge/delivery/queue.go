@@ -20,11 +20,10 @@ type Item struct {
 	// Failed is told when the link refuses the message, or it expires or
 	// is dropped; nil ignores it.
 	Failed func(reason error)
-	// Sent is told when the link took the message; nil ignores it.
-	Sent func()
-	// Notify, when set, is told what became of the message in place of
-	// Failed and Sent: for a caller that keeps what it has to tell in the
-	// object its item is part of, rather than in closures of its own.
+	// Notify, when set, is told what became of the message (sent, or why
+	// not) in place of Failed: for a caller that keeps what it has to tell
+	// in the object its item is part of, rather than in closures of its
+	// own.
 	Notify Notifier
 	// Force queues it past the queue's own bound (the bridge's own
 	// answers, answers to the party's requests).
@@ -54,14 +53,10 @@ func (it *Item) Fail(reason error) {
 	}
 }
 
-// sent tells the item's Notify or Sent handler, if any, that the link took
-// it.
+// sent tells the item's Notify, if any, that the link took it.
 func (it *Item) sent() {
-	switch {
-	case it.Notify != nil:
+	if it.Notify != nil {
 		it.Notify.Sent(it)
-	case it.Sent != nil:
-		it.Sent()
 	}
 }
 
