@@ -14,9 +14,9 @@ import "time"
 // bridge's background loops do with internal/sleep, was tried first: it
 // cost 30 us of CPU a round trip more, not less.)
 
-// dueLocked records that p times out at deadline and runs expired then.
-func (t *Table[R, V]) dueLocked(p *Request[R, V], deadline time.Time, expired func()) {
-	p.deadline, p.expired = deadline, expired
+// dueLocked records that p times out at deadline.
+func (t *Table[R, V]) dueLocked(p *Request[R, V], deadline time.Time) {
+	p.deadline = deadline
 	t.due.push(p)
 	t.armLocked(deadline)
 }
@@ -34,35 +34,29 @@ func (t *Table[R, V]) armLocked(deadline time.Time) {
 	t.armed = deadline
 }
 
-// sweep closes the requests whose time is up, runs their expiries, and
-// re-arms the timer for the next deadline, if any.
+// sweep closes the requests whose time is up, hands each to the table's
+// expiry handler in a goroutine of its own, and re-arms the timer for the
+// next deadline, if any.
 func (t *Table[R, V]) sweep() {
 	now := time.Now()
-	var expired []func()
-	var handled []*Request[R, V] // by onExpiry
+	var expired []*Request[R, V]
 	t.mu.Lock()
 	for len(t.due) > 0 && !t.due[0].deadline.After(now) {
 		p := t.due[0]
 		t.removeLocked(p, true)
-		switch {
-		case p.expired != nil:
-			expired = append(expired, p.expired)
-		case t.onExpiry != nil:
-			handled = append(handled, p)
-		}
+		expired = append(expired, p)
 	}
 	t.armed = time.Time{}
 	if len(t.due) > 0 {
 		t.armLocked(t.due[0].deadline)
 	}
+	onExpiry := t.onExpiry
 	t.mu.Unlock()
-	// Each in its own goroutine, as a timer of its own would run it: one
-	// that waits on a slow link holds up no other.
-	for _, f := range expired {
-		go f()
+	if onExpiry == nil {
+		return
 	}
-	for _, p := range handled {
-		go t.onExpiry(p, p.limit)
+	for _, p := range expired {
+		go onExpiry(p, p.limit)
 	}
 }
 

@@ -21,16 +21,29 @@ func TestExpiry(t *testing.T) {
 	start := time.Now()
 	limits := []time.Duration{60, 20, 40, 5, 80, 30, 10, 50} // milliseconds, opened in this order
 	var reqs []*req
+	index := map[*req]int{}
+	fired := make(chan struct{})
+	tb.OnExpiry(func(p *req, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		i, ok := index[p]
+		if !ok { // opened after the timer rested
+			close(fired)
+			return
+		}
+		if d != limits[i]*time.Millisecond {
+			t.Errorf("request %d expired with the limit %v, want %v", i, d, limits[i]*time.Millisecond)
+		}
+		order = append(order, i)
+		late[i] = time.Since(start) - d
+		done <- struct{}{}
+	})
 	for i, ms := range limits {
-		d := ms * time.Millisecond
 		p := &req{Requester: s, Receiver: a}
-		tb.Open(p, d, func() {
-			mu.Lock()
-			order = append(order, i)
-			late[i] = time.Since(start) - d
-			mu.Unlock()
-			done <- struct{}{}
-		})
+		mu.Lock()
+		index[p] = i
+		mu.Unlock()
+		tb.Open(p, ms*time.Millisecond)
 		reqs = append(reqs, p)
 	}
 	// Answered in time: the 40 ms and 80 ms requests never time out.
@@ -77,8 +90,7 @@ func TestExpiry(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// ...and the next request arms it again.
-	fired := make(chan struct{})
-	tb.Open(&req{Requester: s, Receiver: a}, time.Millisecond, func() { close(fired) })
+	tb.Open(&req{Requester: s, Receiver: a}, time.Millisecond)
 	select {
 	case <-fired:
 	case <-time.After(10 * time.Second):
@@ -139,9 +151,9 @@ func TestDueHeap(t *testing.T) {
 	}
 }
 
-// TestOnExpiry: a request opened with no expiry of its own is handed to
-// the table's handler with its time limit, once; one with its own expiry
-// runs that instead, and one answered in time runs neither.
+// TestOnExpiry: a request whose time is up is handed to the table's
+// handler with its time limit, once, and closed; one answered in time
+// never is.
 func TestOnExpiry(t *testing.T) {
 	type expiry struct {
 		p     *req
@@ -151,34 +163,24 @@ func TestOnExpiry(t *testing.T) {
 	handled := make(chan expiry, 8)
 	tb.OnExpiry(func(p *req, limit time.Duration) { handled <- expiry{p, limit} })
 	a, s := &agent{id: "a"}, &requester{"s"}
-	own := make(chan struct{}, 8)
-	byTable := &req{Requester: s, Receiver: a}
-	tb.Open(byTable, time.Millisecond, nil)
-	tb.Open(&req{Requester: s, Receiver: a}, 2*time.Millisecond, func() { own <- struct{}{} })
+	timedOut := &req{Requester: s, Receiver: a}
+	tb.Open(timedOut, time.Millisecond)
 	answered := &req{Requester: s, Receiver: a}
-	tb.Open(answered, time.Hour, nil)
+	tb.Open(answered, 2*time.Millisecond)
 	if !tb.Take(answered) {
 		t.Fatal("the request was closed before its answer")
 	}
-	// The two run in goroutines of their own, in either order.
-	for gotHandler, gotOwn := false, false; !gotHandler || !gotOwn; {
-		select {
-		case e := <-handled:
-			if gotHandler || e.p != byTable || e.limit != time.Millisecond {
-				t.Errorf("handler got %p (%v), want %p (1ms) once", e.p, e.limit, byTable)
-			}
-			gotHandler = true
-		case <-own:
-			gotOwn = true
-		case <-time.After(10 * time.Second):
-			t.Fatalf("expiries: handler %v, own %v", gotHandler, gotOwn)
+	select {
+	case e := <-handled:
+		if e.p != timedOut || e.limit != time.Millisecond {
+			t.Errorf("handler got %p (%v), want %p (1ms)", e.p, e.limit, timedOut)
 		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler was never told")
 	}
 	select {
 	case e := <-handled:
 		t.Errorf("a second expiry: %p", e.p)
-	case <-own:
-		t.Error("a second own expiry")
 	case <-time.After(50 * time.Millisecond):
 	}
 	if n := tb.Count(); n != 0 {

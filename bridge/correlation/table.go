@@ -61,11 +61,11 @@ type Request[R, V comparable] struct {
 	// to: it lives as long as the request, and is made with it.
 	Delivered canonical.Envelope
 
-	// deadline is when it times out and expired runs; at is its place in
-	// the table's heap of deadlines while it is in it (expiry.go).
+	// deadline is when it times out, after its time limit; at is its
+	// place in the table's heap of deadlines while it is in it
+	// (expiry.go).
 	deadline time.Time
 	limit    time.Duration
-	expired  func()
 	at       int
 	// older and newer link the open requests in the order they were
 	// opened (guarded by the table's lock).
@@ -135,8 +135,7 @@ type Table[R comparable, V Receiver] struct {
 	due   dueHeap[R, V]
 	timer *time.Timer
 	armed time.Time
-	// onExpiry runs for a request opened with no expiry of its own
-	// (OnExpiry).
+	// onExpiry is told of each request whose time is up (OnExpiry).
 	onExpiry func(p *Request[R, V], limit time.Duration)
 }
 
@@ -147,9 +146,10 @@ func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory), limit: limit}
 }
 
-// OnExpiry sets what runs for a request opened with no expiry of its own
-// whose time is up: fn is given the request and its time limit. Call it
-// before the table is used.
+// OnExpiry sets what runs, in a goroutine of its own, for each request
+// whose time is up, once it is closed: fn is given the request and its
+// time limit. Call it before the table is used; without it, a request
+// whose time is up is closed and nothing else.
 func (t *Table[R, V]) OnExpiry(fn func(p *Request[R, V], limit time.Duration)) {
 	t.onExpiry = fn
 }
@@ -184,12 +184,11 @@ func init() {
 
 // Open records p under a new token, or under the token of the requester's
 // open request with the same task id, which p replaces, and sets its time
-// limit: after d, p is closed and expired runs, in a goroutine of its own
-// (when expired is nil, the table's OnExpiry handler does, if it has one).
+// limit: after d, p is closed and the table's OnExpiry handler told.
 // It returns the token, the request p replaced, if any, and the oldest
 // open request, closed to keep the table within its limit, if any: its
 // requester is owed an answer.
-func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (token string, replaced, evicted *Request[R, V]) {
+func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration) (token string, replaced, evicted *Request[R, V]) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p.TaskID != "" {
@@ -212,7 +211,7 @@ func (t *Table[R, V]) Open(p *Request[R, V], d time.Duration, expired func()) (t
 	}
 	p.Receiver.Inflight(1)
 	p.limit = d
-	t.dueLocked(p, time.Now().Add(d), expired)
+	t.dueLocked(p, time.Now().Add(d))
 	return p.Token, replaced, evicted
 }
 

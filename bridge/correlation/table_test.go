@@ -48,16 +48,17 @@ func TestTable(t *testing.T) {
 	tb := NewTable[*requester, *agent](0)
 	a, b := &agent{id: "a"}, &agent{id: "b"}
 	s := &requester{"s"}
-	never := func() { t.Error("a timer fired") }
+	fired := make(chan *req, 1)
+	tb.OnExpiry(func(p *req, _ time.Duration) { fired <- p })
 	p1 := &req{Requester: s, TaskID: "T-1", ID: "m-1", Receiver: a}
-	tok, replaced, _ := tb.Open(p1, time.Hour, never)
+	tok, replaced, _ := tb.Open(p1, time.Hour)
 	if replaced != nil || tok == "" {
 		t.Fatalf("open: %q %v", tok, replaced)
 	}
 	// A second request of the same requester with the same task id takes
 	// over the token.
 	p2 := &req{Requester: s, TaskID: "T-1", ID: "m-2", Receiver: a}
-	if tok2, replaced, _ := tb.Open(p2, time.Hour, never); tok2 != tok || replaced != p1 {
+	if tok2, replaced, _ := tb.Open(p2, time.Hour); tok2 != tok || replaced != p1 {
 		t.Errorf("same task: token %q (want %q), replaced %v", tok2, tok, replaced)
 	}
 	if tb.Count() != 1 || a.inflight != 1 {
@@ -87,12 +88,14 @@ func TestTable(t *testing.T) {
 	if tb.Late(&canonical.Envelope{InReplyTo: "never-issued"}) || tb.Late(&canonical.Envelope{}) {
 		t.Error("a stray message counts as late")
 	}
-	// A timer closes its request and runs the expiry once.
-	fired := make(chan struct{})
+	// A timer closes its request and tells the table's handler, once.
 	p3 := &req{Requester: s, Receiver: b}
-	tok3, _, _ := tb.Open(p3, time.Millisecond, func() { close(fired) })
+	tok3, _, _ := tb.Open(p3, time.Millisecond)
 	select {
-	case <-fired:
+	case p := <-fired:
+		if p != p3 {
+			t.Fatalf("the timer fired for %p, want p3 %p", p, p3)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the timer never fired")
 	}
@@ -110,8 +113,8 @@ func TestTableRequesters(t *testing.T) {
 	s1, s2, w := &requester{"s1"}, &requester{"s2"}, &requester{"w"}
 	p1 := &req{Requester: s1, Receiver: a}
 	p2 := &req{Requester: s2, Receiver: a}
-	tb.Open(p1, time.Hour, func() {})
-	tb.Open(p2, time.Hour, func() {})
+	tb.Open(p1, time.Hour)
+	tb.Open(p2, time.Hour)
 	if !tb.Wait(p1, w) {
 		t.Fatal("could not wait on an open request")
 	}
@@ -138,7 +141,7 @@ func TestLateMemory(t *testing.T) {
 	var first string
 	for i := range lateMemory + 10 {
 		p := &req{Requester: &requester{}, Receiver: a}
-		tok, _, _ := tb.Open(p, time.Hour, func() {})
+		tok, _, _ := tb.Open(p, time.Hour)
 		tb.Take(p)
 		if i == 0 {
 			first = tok
@@ -214,7 +217,7 @@ func TestTakeFor(t *testing.T) {
 	a := &agent{id: "a"}
 	mine, other := &requester{"mine"}, &requester{"other"}
 	p := &req{Requester: mine, Receiver: a}
-	tok, _, _ := tb.Open(p, time.Hour, func() {})
+	tok, _, _ := tb.Open(p, time.Hour)
 	if tb.TakeFor(tok, other) != nil || !tb.IsOpen(p) {
 		t.Fatal("another requester closed the request")
 	}
@@ -238,7 +241,7 @@ func TestTableLimit(t *testing.T) {
 	r := &requester{name: "r"}
 	open := func(task string) *req {
 		p := &req{Requester: r, Receiver: a, TaskID: task}
-		if _, _, evicted := tb.Open(p, time.Hour, func() {}); evicted != nil {
+		if _, _, evicted := tb.Open(p, time.Hour); evicted != nil {
 			t.Fatalf("opening %q evicted %q", task, evicted.TaskID)
 		}
 		return p
@@ -247,11 +250,11 @@ func TestTableLimit(t *testing.T) {
 	tb.Take(p2)                                         // closed: out of line
 	follow := open("t3")                                // replaces p3 under its token
 	p4 := &req{Requester: r, Receiver: a, TaskID: "t4"} // the limit: 3 open (p1, follow, p4)
-	if _, _, evicted := tb.Open(p4, time.Hour, func() {}); evicted != nil {
+	if _, _, evicted := tb.Open(p4, time.Hour); evicted != nil {
 		t.Fatalf("three open of three: evicted %q", evicted.TaskID)
 	}
 	p5 := &req{Requester: r, Receiver: a, TaskID: "t5"}
-	_, _, evicted := tb.Open(p5, time.Hour, func() {})
+	_, _, evicted := tb.Open(p5, time.Hour)
 	if evicted != p1 {
 		t.Fatalf("evicted %v, want the oldest, t1", evicted)
 	}
@@ -267,7 +270,7 @@ func TestTableLimit(t *testing.T) {
 	// Next in line: the follow-up of t3, then t4.
 	for _, want := range []*req{follow, p4} {
 		p := &req{Requester: r, Receiver: a}
-		if _, _, evicted := tb.Open(p, time.Hour, func() {}); evicted != want {
+		if _, _, evicted := tb.Open(p, time.Hour); evicted != want {
 			t.Errorf("evicted %v, want %q", evicted, want.TaskID)
 		}
 	}

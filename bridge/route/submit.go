@@ -175,9 +175,8 @@ func (r *Router) request(ep Endpoint, env *canonical.Envelope, t Target, first d
 	d := correlation.TimeoutFor(env, r.timeout, now)
 	// A request with the task id of its requester's open one takes over
 	// that one's token: the receiver sees one task. When its time limit
-	// runs out, the table's expiry handler (New) gives it up: no handler
-	// of its own.
-	token, _, oldest := r.pending.Open(p, d, nil)
+	// runs out, the table's expiry handler (New) gives it up.
+	token, _, oldest := r.pending.Open(p, d)
 	if oldest != nil {
 		r.evicted(oldest)
 	}
