@@ -597,7 +597,6 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 			Prompt:  o.Prompt,
 		},
 		failure: o.Failure,
-		failed:  o.Failed,
 		then:    o.Sent,
 		traced:  traced,
 	}
@@ -606,8 +605,8 @@ func (s *Session) Deliver(o *route.Outgoing) (*delivery.Outbound, *canonical.Err
 	if env.Error != nil {
 		it.Out.Code = env.Error.Code
 	}
-	if q.failure == nil && q.failed == nil {
-		q.failed = b.r.Unsent("message", s, o.Env)
+	if q.failure == nil {
+		q.failure = b.r.Unsent("message", s, o.Env)
 	}
 	if o.Answer && it.Level < o.AtLeast {
 		b.r.Boost(it, o.AtLeast, o.Env)
@@ -640,10 +639,9 @@ type queued struct {
 	b                      *Bridge
 	note                   event.Note
 	to, dialect, transport string
-	// then and failed or failure are the sender's handlers
-	// (route.Outgoing's Sent, Failed and Failure).
+	// then and failure are the sender's handlers (route.Outgoing's Sent
+	// and Failure; the log's when it has none).
 	then    func()
-	failed  func(error)
 	failure route.Failure
 }
 
@@ -671,11 +669,7 @@ func (q *queued) Failed(_ *delivery.Item, reason error) {
 	if q.seq != 0 && q.failures {
 		q.b.events.Emit(event.Event{Kind: event.Failed, Seq: q.seq, Note: q.note, Reason: reason, Agent: q.to, Dialect: q.dialect, Transport: q.transport})
 	}
-	if q.failure != nil {
-		q.failure.Unsent(reason)
-	} else {
-		q.failed(reason)
-	}
+	q.failure.Unsent(reason)
 }
 
 // queuedEvents tells of o's message translated for the session as env

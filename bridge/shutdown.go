@@ -54,7 +54,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 			Arguments: canonical.JSON(fmt.Sprintf(`{"event":%q,"countdown":%d}`, ShutdownEvent, countdown)),
 			Priority:  canonical.PriorityCritical,
 		}
-		if _, err := s.Deliver(&route.Outgoing{Env: notice, ByBridge: true, Failed: func(error) {}}); err != nil {
+		if _, err := s.Deliver(&route.Outgoing{Env: notice, ByBridge: true, Failure: route.FailureFunc(func(error) {})}); err != nil {
 			b.log.Info("shutdown notice not sent", "agent", s.AgentID(), "dialect", s.Dialect(), "reason", err.Message)
 		}
 	}

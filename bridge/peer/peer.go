@@ -190,14 +190,14 @@ func (c *Cluster) DeliverLocal(origin, agent string, m Forward) error {
 	request := route.IsRequest(m.Env.Act)
 	if request {
 		c.relays.add(m.Env.ID, origin, correlation.TimeoutFor(m.Env, c.r.RequestTimeout(), time.Now()))
-		o.Failed = func(reason error) {
+		o.Failure = route.FailureFunc(func(reason error) {
 			code := canonical.ErrUnavailable
 			if reason == delivery.ErrExpired {
 				code = canonical.ErrTimeout
 			}
 			c.relays.take(m.Env.ID)
 			c.relayFailure(origin, agent, m, &canonical.Error{Code: code, Message: fmt.Sprintf("not delivered to %s: %v", agent, reason)})
-		}
+		})
 	}
 	if _, e := ep.Deliver(o); e != nil {
 		if request {

@@ -144,7 +144,7 @@ func (c *controller) answerSender(ep Endpoint, env *canonical.Envelope, reply *c
 		reply.Sender.ID = c.r.id
 	}
 	correlate(reply, env)
-	if _, err := ep.Deliver(&Outgoing{Env: reply, Final: true, ByBridge: true, Failed: c.r.Unsent("bridge answer", ep, reply)}); err != nil {
+	if _, err := ep.Deliver(&Outgoing{Env: reply, Final: true, ByBridge: true, Failure: c.r.Unsent("bridge answer", ep, reply)}); err != nil {
 		c.r.log.Warn("bridge answer not delivered", "dialect", env.Origin.Dialect, "act", reply.Act, "error", err.Message)
 	}
 }

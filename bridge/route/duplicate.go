@@ -18,8 +18,8 @@ func (r *Router) duplicate(ep Endpoint, env *canonical.Envelope, first dedupe.Ke
 	switch {
 	case answer != nil && resends:
 		failed := r.Unsent("answer to a repeated request", ep, env)
-		if err := rs.Resend(*answer, failed); err != nil {
-			failed(err)
+		if err := rs.Resend(*answer, failed.Unsent); err != nil {
+			failed.Unsent(err)
 		}
 		return Receipt{Awaiting: true}
 	case token != "":

@@ -17,7 +17,7 @@ type Endpoint interface {
 	Transport() string
 	// Deliver hands the party one message. What goes wrong at once (its
 	// dialect cannot express it, its queue is full) is returned; what
-	// goes wrong later is told to o.Failure or o.Failed. It returns the
+	// goes wrong later is told to o.Failure. It returns the
 	// frame queued, nil when there is none (a mapping policy dropped the
 	// message, or the party takes envelopes, not frames).
 	Deliver(o *Outgoing) (*delivery.Outbound, *canonical.Error)
@@ -74,12 +74,9 @@ type Outgoing struct {
 	AtLeast int
 	// ByBridge marks an error the bridge made, not an agent's answer.
 	ByBridge bool
-	// Failed is told when the message could not be delivered after it was
-	// queued; nil logs it. Failure, when set, is told in place of Failed:
-	// for a caller that keeps what it has to tell in an object it made
-	// anyway, rather than in a closure of its own. Sent, if set, is told
-	// when the party's link took it.
-	Failed  func(reason error)
+	// Failure is told when the message could not be delivered after it
+	// was queued; nil logs it. Sent, if set, is told when the party's
+	// link took it.
 	Failure Failure
 	Sent    func()
 	// Prompt lets the message be written by the goroutine delivering it
@@ -88,10 +85,17 @@ type Outgoing struct {
 }
 
 // Failure is told that a message could not be delivered after it was
-// queued (Outgoing.Failure).
+// queued (Outgoing.Failure): a caller keeps what it has to tell in an
+// object it makes anyway (Router.Unsent's), or in a FailureFunc.
 type Failure interface {
 	Unsent(reason error)
 }
+
+// FailureFunc is a function as a Failure.
+type FailureFunc func(reason error)
+
+// Unsent calls f.
+func (f FailureFunc) Unsent(reason error) { f(reason) }
 
 // Receipt says what became of one received message.
 type Receipt struct {

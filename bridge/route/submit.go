@@ -301,7 +301,7 @@ func (r *Router) toRequester(p *Request, a *answer, final, byBridge, prompt bool
 	}
 	for _, w := range r.pending.Waiters(p, final) {
 		c := *o
-		c.Failure, c.Failed = nil, r.Unsent(what+" to a repeated request", w, env)
+		c.Failure = r.Unsent(what+" to a repeated request", w, env)
 		if _, err := w.Deliver(&c); err != nil {
 			r.log.Warn(what+" to a repeated request not delivered", "requester", p.Sender.ID, "error", err.Message)
 		}
@@ -346,7 +346,7 @@ func (r *Router) restore(p *Request, env *canonical.Envelope) {
 func (r *Router) acknowledge(p *Request) {
 	env := &canonical.Envelope{Act: canonical.ActAccept, Sender: canonical.Party{ID: p.Receiver.ID()}}
 	r.restore(p, env)
-	if _, err := p.Requester.Deliver(&Outgoing{Env: env, ByBridge: true, Failed: r.Unsent("accept", p.Requester, env)}); err != nil {
+	if _, err := p.Requester.Deliver(&Outgoing{Env: env, ByBridge: true, Failure: r.Unsent("accept", p.Requester, env)}); err != nil {
 		r.log.Warn("accept not delivered", "requester", p.Sender.ID, "error", err.Message)
 	}
 }
@@ -382,7 +382,7 @@ func (r *Router) broadcast(ep Endpoint, env *canonical.Envelope) Receipt {
 // fanout delivers env to each target, in the order given.
 func (r *Router) fanout(env *canonical.Envelope, ts []Target) {
 	for _, t := range ts {
-		if _, err := t.Endpoint.Deliver(&Outgoing{Env: env, From: env.Origin.Dialect, Failed: r.Unsent("event", t.Endpoint, env)}); err != nil {
+		if _, err := t.Endpoint.Deliver(&Outgoing{Env: env, From: env.Origin.Dialect, Failure: r.Unsent("event", t.Endpoint, env)}); err != nil {
 			r.log.Warn("event not delivered", "receiver", t.Agent.ID(), "error", err.Message)
 		}
 	}
@@ -416,8 +416,8 @@ func (r *Router) byCapability(ep Endpoint, env *canonical.Envelope, first dedupe
 
 // Unsent returns a failure handler that logs what could not be delivered
 // to ep.
-func (r *Router) Unsent(what string, ep Endpoint, env *canonical.Envelope) func(error) {
-	return (&unsent{r: r, what: what, ep: ep, act: env.Act}).Unsent
+func (r *Router) Unsent(what string, ep Endpoint, env *canonical.Envelope) Failure {
+	return &unsent{r: r, what: what, ep: ep, act: env.Act}
 }
 
 // Resolve returns the canonical id of the agent dialect names id; spell
