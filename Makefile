@@ -158,6 +158,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzMembersOf$$' -fuzztime $(FUZZTIME) ./dialects/swarm
 	$(GO) test -run '^$$' -fuzz '^FuzzFastCalls$$' -fuzztime $(FUZZCALLS) ./mcpface
 	$(GO) test -run '^$$' -fuzz '^FuzzTextFrame$$' -fuzztime $(FUZZTIME) ./transports/ws
+	$(GO) test -run '^$$' -fuzz '^FuzzResultJSON$$' -fuzztime $(FUZZTIME) ./mcpface
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -93,31 +93,38 @@ func (f *Face) unroute(req mcp.CallToolRequest) (*entry, mcp.CallToolRequest) {
 }
 
 // call is the handler of the dispatcher and of every tool mcp-go holds
-// (above): a tools/call becomes a canonical request to the tool's agent
-// through the bridge's call API. A retry of a
-// call that asked the client for input (its RequestState names the
-// suspended call) resumes that call instead.
+// (above): handle, then count and audit the call.
 func (f *Face) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	res, t, err := f.handle(ctx, req)
+	f.record(ctx, t)
+	return res, err
+}
+
+// handle turns a tools/call into a canonical request to the tool's agent
+// through the bridge's call API, and returns the tool's result and what
+// to count of the call (record). A retry of a call that asked the client
+// for input (its RequestState names the suspended call) resumes that call
+// instead.
+func (f *Face) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, tally, error) {
 	e, req := f.unroute(req)
 	if state := req.Params.RequestState; state != "" {
 		sc := f.suspended.take(state)
 		if sc == nil {
-			return errorResult("this call's request state is unknown or expired; call the tool again"), nil
+			return errorResult("this call's request state is unknown or expired; call the tool again"), tally{}, nil
 		}
 		return f.resume(ctx, sc, req.Params.InputResponses)
 	}
 	s := scopeOf(ctx)
 	if e == nil || !s.shows(e) {
-		return errorResult(fmt.Sprintf("no tool %q is offered by this bridge now", req.Params.Name)), nil
+		return errorResult(fmt.Sprintf("no tool %q is offered by this bridge now", req.Params.Name)), tally{}, nil
 	}
 	if which, why := f.auth.Load().limiter.call(s.clientKey(), e); which != "" {
 		f.metrics.limited.WithLabelValues(which).Inc()
-		f.finished(ctx, e, outcomeLimited, 0)
-		return errorResult(why), nil
+		return errorResult(why), tally{e: e, outcome: outcomeLimited}, nil
 	}
 	args, err := arguments(req)
 	if err != nil {
-		return errorResult(err.Error()), nil
+		return errorResult(err.Error()), tally{}, nil
 	}
 	env := canonical.Envelope{
 		Act:       canonical.ActRequest,
@@ -175,24 +182,24 @@ func arguments(req mcp.CallToolRequest) (canonical.JSON, error) {
 
 // await waits for the call's outcome or its next request for input, or for
 // the client to cancel.
-func (f *Face) await(ctx context.Context, sc *suspendedCall) (*mcp.CallToolResult, error) {
+func (f *Face) await(ctx context.Context, sc *suspendedCall) (*mcp.CallToolResult, tally, error) {
 	select {
 	case <-sc.call.Done():
 		sc.call.Cancel()
 		ans, err := sc.call.Result()
-		return f.result(ctx, sc, ans, err), nil
+		res, t := f.result(sc, ans, err)
+		return res, t, nil
 	case ask := <-sc.asks:
 		state := f.suspended.put(sc, f.opts.CallTimeout)
-		return server.NewInputRequestBuilder(state).Elicit(inputsID, elicitation(sc.e, ask)).ToolResult(), nil
+		return server.NewInputRequestBuilder(state).Elicit(inputsID, elicitation(sc.e, ask)).ToolResult(), tally{}, nil
 	case <-ctx.Done():
 		sc.call.Cancel()
-		f.finished(ctx, sc.e, outcomeCancelled, time.Since(sc.start))
-		return nil, ctx.Err()
+		return nil, tally{e: sc.e, outcome: outcomeCancelled, took: time.Since(sc.start)}, ctx.Err()
 	}
 }
 
 // result turns the call's outcome into the tool's result.
-func (f *Face) result(ctx context.Context, sc *suspendedCall, ans canonical.Envelope, err error) *mcp.CallToolResult {
+func (f *Face) result(sc *suspendedCall, ans canonical.Envelope, err error) (*mcp.CallToolResult, tally) {
 	e := sc.e
 	var outcome string
 	var res *mcp.CallToolResult
@@ -203,17 +210,28 @@ func (f *Face) result(ctx context.Context, sc *suspendedCall, ans canonical.Enve
 	default:
 		outcome, res = answer(e, &ans)
 	}
-	f.finished(ctx, e, outcome, time.Since(sc.start))
-	return res
+	return res, tally{e: e, outcome: outcome, took: time.Since(sc.start)}
 }
 
-// finished counts a tools/call of the tool of e that ended with outcome
-// after d, and writes its audit line: who called which tool of which
-// agent, the outcome and how long it took; never its arguments, its
-// result or a token.
-func (f *Face) finished(ctx context.Context, e *entry, outcome string, d time.Duration) {
-	f.metrics.called(e.name, outcome, d)
-	f.audit(ctx, e.name, e.tool.Agent, outcome, d)
+// tally is what record counts of a tools/call once it has its outcome:
+// the entry of the tool called (nil when there is nothing to count: the
+// call named no tool of the face, or asked its client for input), how it
+// ended and how long it took.
+type tally struct {
+	e       *entry
+	outcome string
+	took    time.Duration
+}
+
+// record counts a tools/call as t says, and writes its audit line: who
+// called which tool of which agent, the outcome and how long it took;
+// never its arguments, its result or a token.
+func (f *Face) record(ctx context.Context, t tally) {
+	if t.e == nil {
+		return
+	}
+	f.metrics.called(t.e.name, t.outcome, t.took)
+	f.audit(ctx, t.e.name, t.e.tool.Agent, t.outcome, t.took)
 }
 
 // audit writes the audit line of a tools/call of tool (agent's; "" when

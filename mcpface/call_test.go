@@ -3,6 +3,7 @@ package mcpface
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,9 +126,10 @@ func TestCall(t *testing.T) {
 		tool, outcome string
 		want          float64
 	}{{"calc__add", outcomeSuccess, 1}, {"calc__echo", outcomeSuccess, 1}, {"calc__add", outcomeFailure, 1}, {"calc__fail", outcomeFailure, 1}} {
-		if got := testutil.ToFloat64(l.f.metrics.calls.WithLabelValues(tc.tool, tc.outcome)); got != tc.want {
-			t.Errorf("mcp_tool_calls_total{tool=%s,outcome=%s} %v, want %v", tc.tool, tc.outcome, got, tc.want)
-		}
+		// A call is counted once its answer is on its way.
+		eventually(t, fmt.Sprintf("mcp_tool_calls_total{tool=%s,outcome=%s} is %v", tc.tool, tc.outcome, tc.want), func() bool {
+			return testutil.ToFloat64(l.f.metrics.calls.WithLabelValues(tc.tool, tc.outcome)) == tc.want
+		})
 	}
 	// An unknown tool is the protocol's error, or an isError result.
 	if res, err := c.call("nobody__nothing", map[string]any{}); err == nil && !res.IsError {

@@ -159,9 +159,9 @@ func TestElicitationUnavailable(t *testing.T) {
 			if !res.IsError || !strings.Contains(text(res), tc.text) {
 				t.Errorf("isError %v: %q, want %q", res.IsError, text(res), tc.text)
 			}
-			if got := testutil.ToFloat64(l.f.metrics.calls.WithLabelValues("DEPLOYER__deploy", tc.outcome)); got != 1 {
-				t.Errorf("mcp_tool_calls_total{outcome=%s} %v, want 1", tc.outcome, got)
-			}
+			eventually(t, "mcp_tool_calls_total{outcome="+tc.outcome+"} is 1", func() bool {
+				return testutil.ToFloat64(l.f.metrics.calls.WithLabelValues("DEPLOYER__deploy", tc.outcome)) == 1
+			})
 		})
 	}
 }

@@ -111,7 +111,10 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		defer done()
 		req := mcp.CallToolRequest{Header: r.Header, Params: mcp.CallToolParams{Name: c.name, RawArguments: c.args, Meta: c.meta}}
 		req.Method = string(mcp.MethodToolsCall)
-		res, err := f.call(ctx, req)
+		res, t, err := f.handle(ctx, req)
+		// The call is counted and audited once its answer is on its way:
+		// the client does not wait for that.
+		defer f.record(ctx, t)
 		if r.Context().Err() != nil {
 			return // the client went; mcp-go writes nothing either
 		}
@@ -136,22 +139,31 @@ func (f *Face) fastCalls(next http.Handler) http.Handler {
 		}
 		// As json.Encoder writes mcp.NewJSONRPCResultResponse(id, res):
 		// the id as it came (idOf takes only ids encoding/json writes back
-		// so), and the result's own JSON, which MarshalJSON makes compact
-		// and HTML-escaped as Encoder would.
-		out, err := res.MarshalJSON()
-		if err != nil {
-			f.log.Debug("mcp: writing a tools/call response", "error", err)
-			return
-		}
-		buf := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(c.rawID)+len(out)+1)
+		// so), and the result's own JSON, compact and HTML-escaped as
+		// Encoder would make it (appendResult, or MarshalJSON).
+		buf := make([]byte, 0, 256+len(c.rawID))
 		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 		buf = append(buf, c.rawID...)
 		buf = append(buf, `,"result":`...)
-		buf = append(buf, out...)
+		if out, ok := appendResult(buf, res); ok {
+			buf = out
+		} else {
+			out, err := res.MarshalJSON()
+			if err != nil {
+				f.log.Debug("mcp: writing a tools/call response", "error", err)
+				return
+			}
+			buf = append(buf, out...)
+		}
 		buf = append(buf, "}\n"...)
-		w.Header().Set("Content-Type", "application/json")
+		// The length net/http would give it once the handler returns, so
+		// that the answer can go now, without chunks.
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(buf)))
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(buf)
+		_ = http.NewResponseController(w).Flush()
 	})
 }
 

@@ -72,7 +72,7 @@ func (sc *suspendedCall) ask(ctx context.Context, env *canonical.Envelope) (cano
 }
 
 // resume gives a suspended call the client's answer and waits again.
-func (f *Face) resume(ctx context.Context, sc *suspendedCall, responses mcp.InputResponses) (*mcp.CallToolResult, error) {
+func (f *Face) resume(ctx context.Context, sc *suspendedCall, responses mcp.InputResponses) (*mcp.CallToolResult, tally, error) {
 	var a inputAnswer
 	switch res := server.ElicitationResponse(responses, inputsID); {
 	case res == nil:

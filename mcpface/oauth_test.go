@@ -417,9 +417,9 @@ func TestRateLimits(t *testing.T) {
 		if n := testutil.ToFloat64(l.f.metrics.limited.WithLabelValues(limitPerTool)); n != 1 {
 			t.Errorf("mcp_rate_limited_total{limit=per_tool} = %v", n)
 		}
-		if n := testutil.ToFloat64(l.f.metrics.calls.WithLabelValues("calc__echo", outcomeLimited)); n != 1 {
-			t.Errorf("mcp_tool_calls_total{outcome=rate_limited} = %v", n)
-		}
+		eventually(t, "mcp_tool_calls_total{outcome=rate_limited} is 1", func() bool {
+			return testutil.ToFloat64(l.f.metrics.calls.WithLabelValues("calc__echo", outcomeLimited)) == 1
+		})
 	})
 	t.Run("per client", func(t *testing.T) {
 		l := serve(t, Options{Tokens: tokens, Limits: Limits{PerClient: 0.001}})
@@ -474,13 +474,18 @@ func TestAudit(t *testing.T) {
 	if res, err := static.call("calc__nothing", map[string]any{}); err == nil && !res.IsError {
 		t.Fatal("an unknown tool is called")
 	}
+	// A call's audit line is written once its answer is on its way.
 	var lines []map[string]any
-	for line := range strings.SplitSeq(logs.String(), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "mcp: tools/call" {
-			lines = append(lines, m)
+	eventually(t, "three audit lines", func() bool {
+		lines = nil
+		for line := range strings.SplitSeq(logs.String(), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "mcp: tools/call" {
+				lines = append(lines, m)
+			}
 		}
-	}
+		return len(lines) >= 3
+	})
 	if len(lines) != 3 {
 		t.Fatalf("%d audit lines, want 3:\n%s", len(lines), logs.String())
 	}
