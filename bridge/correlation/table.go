@@ -8,6 +8,7 @@
 package correlation
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,10 +122,13 @@ type Table[R comparable, V Receiver] struct {
 	byToken map[string]*Request[R, V]
 	byTask  map[requesterKey[R]]*Request[R, V]
 	// closed remembers the tokens of the last lateMemory requests closed,
-	// oldest first in ring.
-	closed map[string]struct{}
-	ring   []string
+	// oldest first in ring, by their hash (closedKey): a table that kept
+	// the tokens themselves would hold thousands of strings for the
+	// collector to scan, and read each one's bytes to find or forget it.
+	closed map[uint64]struct{}
+	ring   []uint64
 	next   int
+	seed   maphash.Seed
 	// oldest and newest end the list of open requests, by when they were
 	// opened; limit bounds their number.
 	oldest, newest *Request[R, V]
@@ -143,7 +147,7 @@ type Table[R comparable, V Receiver] struct {
 // (no bound when limit is 0 or less).
 func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 	return &Table[R, V]{byToken: map[string]*Request[R, V]{}, byTask: map[requesterKey[R]]*Request[R, V]{},
-		closed: map[string]struct{}{}, ring: make([]string, 0, lateMemory), limit: limit}
+		closed: map[uint64]struct{}{}, ring: make([]uint64, 0, lateMemory), seed: maphash.MakeSeed(), limit: limit}
 }
 
 // OnExpiry sets what runs, in a goroutine of its own, for each request
@@ -270,7 +274,7 @@ func (t *Table[R, V]) Late(env *canonical.Envelope) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, id := range [...]string{env.InReplyTo, env.CorrelationID, env.TaskID} {
-		if _, ok := t.closed[id]; ok && id != "" {
+		if _, ok := t.closed[t.closedKey(id)]; ok && id != "" {
 			return true
 		}
 	}
@@ -307,15 +311,21 @@ func (t *Table[R, V]) removeLocked(p *Request[R, V], remember bool) {
 }
 
 func (t *Table[R, V]) rememberLocked(token string) {
+	k := t.closedKey(token)
 	if len(t.ring) < lateMemory {
-		t.ring = append(t.ring, token)
+		t.ring = append(t.ring, k)
 	} else {
 		delete(t.closed, t.ring[t.next])
-		t.ring[t.next] = token
+		t.ring[t.next] = k
 		t.next = (t.next + 1) % lateMemory
 	}
-	t.closed[token] = struct{}{}
+	t.closed[k] = struct{}{}
 }
+
+// closedKey is what closed knows token by: its hash, which another token
+// shares by chance once in 2^64 (a message then taken for a late answer
+// to a request it never answered, and dropped as one).
+func (t *Table[R, V]) closedKey(token string) uint64 { return maphash.String(t.seed, token) }
 
 // TakeFor closes the open request of token if r is its requester, and
 // returns it; nil when there is none.

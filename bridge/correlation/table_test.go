@@ -304,3 +304,22 @@ func BenchmarkNewToken(b *testing.B) {
 		_ = NewToken()
 	}
 }
+
+// BenchmarkOpenTake is a request opened and answered, the table
+// remembering as many closed tokens as it can: its cost in a busy bridge.
+func BenchmarkOpenTake(b *testing.B) {
+	tb := NewTable[*requester, *agent](0)
+	a := &agent{id: "a"}
+	r := &requester{}
+	for range lateMemory {
+		p := &req{Requester: r, Receiver: a}
+		tb.Open(p, time.Hour)
+		tb.Take(p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := &req{Requester: r, Receiver: a}
+		tb.Open(p, time.Hour)
+		tb.Take(p)
+	}
+}
