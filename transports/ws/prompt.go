@@ -464,6 +464,10 @@ func (l promptLink) Flush(context.Context) error { return l.pc.flush() }
 type promptWriter struct {
 	http.ResponseWriter
 	pc *promptConn
+	// upgrade: Accept's 101 is held back (handshake.go), and held the
+	// connection the handshake's answer goes through when pc is nil.
+	upgrade bool
+	held    *heldConn
 }
 
 func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -475,7 +479,20 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	w.pc = newPromptConn(c)
 	if w.pc == nil {
-		return c, brw, nil
+		if !w.upgrade {
+			return c, brw, nil
+		}
+		// The library writes through the held connection, which puts
+		// the handshake's answer first.
+		w.held = &heldConn{Conn: c, head: w.handshake()}
+		return w.held, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.held, brw.Writer.Size())), nil
+	}
+	if w.upgrade {
+		// The handshake's answer waits in the backlog, which goes
+		// before anything written.
+		w.pc.mu.Lock()
+		w.pc.keep(w.handshake())
+		w.pc.mu.Unlock()
 	}
 	// What the server has not yet written goes before the WebSocket's
 	// first frame, which the new writer writes.

@@ -191,6 +191,10 @@ func acceptPrompt(t *testing.T, w http.ResponseWriter, r *http.Request, opts *we
 		return nil, promptLink{}, source{}, false
 	}
 	l, in := pw.accepted(c)
+	// As the Handler does once the agent is attached (handshake.go).
+	if err := pw.answer(); err != nil {
+		t.Error(err)
+	}
 	pl, ok := l.(promptLink)
 	if !ok {
 		t.Error("a loopback connection got no promptConn")

@@ -79,6 +79,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l, in := pw.accepted(c)
 	s, err := h.Bridge.Attach(l, opts)
+	// The agent is attached (or refused): the handshake is answered now,
+	// unless a message to it has been written meanwhile (handshake.go).
+	// A peer that is gone is found by the reader.
+	_ = pw.answer()
 	if err != nil {
 		// A bridge that is shutting down is going away (1001): the agent
 		// may come back to its successor. Anything else is refused.

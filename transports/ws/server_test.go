@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,4 +105,57 @@ func serveBridge(t *testing.T, b *bridge.Bridge) string {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
+}
+
+// TestAttachedBeforeHandshake: an agent that names itself is attached
+// before the handshake's answer leaves, so that once its Dial returns,
+// any other agent can address it; over plain TCP (a promptConn) and over
+// TLS (heldConn). The bridge answered the handshake first once, and a
+// peer that sent to an agent right after it connected could find it
+// unknown. The agents then talk, their first message and the bridge's
+// answer behind the handshake.
+func TestAttachedBeforeHandshake(t *testing.T) {
+	b := newBridge(t)
+	mux := http.NewServeMux()
+	(&Handler{Bridge: b, Logger: slog.New(slog.DiscardHandler)}).Register(mux)
+	plain := httptest.NewServer(mux)
+	t.Cleanup(plain.Close)
+	secure := httptest.NewTLSServer(mux)
+	t.Cleanup(secure.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tc := range []struct {
+		name, url string
+		opts      *websocket.DialOptions
+	}{
+		{"plain", "ws" + strings.TrimPrefix(plain.URL, "http"), nil},
+		{"tls", "wss" + strings.TrimPrefix(secure.URL, "https"), &websocket.DialOptions{HTTPClient: secure.Client()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range 300 {
+				id := tc.name + "-" + strconv.Itoa(i)
+				c, _, err := websocket.Dial(ctx, tc.url+"/ws/swarm?agent="+id, tc.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, ok := b.Agent(id); !ok || !a.Connected {
+					t.Fatalf("%s: the handshake was answered before the agent was attached (known %v)", id, ok)
+				}
+				if i%100 == 0 {
+					// A request to an agent nobody knows: the bridge's
+					// refusal comes back over the same connection.
+					msg := `{"message_id":"m-1","message_type":"request","sender_id":"` + id + `","receiver_id":"nobody",` +
+						`"timestamp":"2026-11-25T10:00:00Z","payload":{"tool_name":"add","arguments":{}}}`
+					if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+						t.Fatal(err)
+					}
+					_, got, err := c.Read(ctx)
+					if err != nil || !strings.Contains(string(got), "nobody") {
+						t.Fatalf("%s: the answer to a request: %s, %v", id, got, err)
+					}
+				}
+				c.CloseNow()
+			}
+		})
+	}
 }
