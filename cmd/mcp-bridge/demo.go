@@ -379,12 +379,8 @@ func (d *demo) needsInput(ctx context.Context, srv *server.Server) error {
 		return err
 	}
 	defer deployer.c.CloseNow()
-	// The bridge answers a WebSocket handshake before it has attached the
-	// agent: the assignment waits until DEPLOYER is listed, as a peer
-	// that addresses an agent just connected would.
-	if err := waitConnected(ctx, srv, true, "BLUE-LEAD", "DEPLOYER"); err != nil {
-		return err
-	}
+	// Both are listed now: the bridge answers a handshake once its agent
+	// is attached.
 	done := make(chan error, 1)
 	go func() { done <- deployer.serve(ctx) }()
 	// The second assignment, with the key, is the task's next attempt: the
