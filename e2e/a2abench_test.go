@@ -173,7 +173,7 @@ func a2aBridge(b *testing.B) string {
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	run := servertest.Start(b, cfg, servertest.Options{Logger: slog.New(logjson.New(io.Discard, nil))})
-	leanAdder(b, "ws://"+run.Addr)
+	leanAdder(b, "ws://"+run.Addr, nil)
 	for deadline := time.Now().Add(wait); len(run.Server.Bridge().Tools()) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("the agent never came up")

@@ -33,7 +33,7 @@ import (
 // the client's (about 128 KB a call) as in BenchmarkMCPPaired. cpu-x is
 // the bridge process's CPU time per call over the floor process's.
 func BenchmarkMCPApartPaired(b *testing.B) {
-	agentSrv := httptest.NewServer(leanAgentHandler())
+	agentSrv := httptest.NewServer(leanAgentHandler(nil))
 	b.Cleanup(agentSrv.Close)
 	var sides [3]mcpSide
 	for i, name := range [...]string{"plain", "floor"} {
@@ -43,7 +43,7 @@ func BenchmarkMCPApartPaired(b *testing.B) {
 		sides[i] = mcpSide{url: "http://" + addr + "/mcp", tool: "add", cpu: func() time.Duration { return childCPU(pid) }}
 	}
 	addr, pid := spawn(b, exec.Command(binary, "serve", "--listen", "127.0.0.1:0"))
-	leanAdder(b, "ws://"+addr)
+	leanAdder(b, "ws://"+addr, nil)
 	awaitListed(b, addr, []string{"adder"})
 	// As in bridgeMCP: a session opened before the face has told sessions
 	// of the agent would have its calls answered as SSE streams.

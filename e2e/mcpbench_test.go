@@ -80,8 +80,12 @@ func plainHandler() http.Handler {
 // hopMCP serves the add tool from a plain mcp-go server whose handler sends
 // each call as a swarm request over one WebSocket to the lean agent and
 // waits for its answer, and returns its URL and the tool's name.
-func hopMCP(b *testing.B) (string, string) {
-	agentSrv := httptest.NewServer(leanAgentHandler())
+func hopMCP(b *testing.B) (string, string) { return hopMCPClocked(b, nil) }
+
+// hopMCPClocked is hopMCP with its agent telling clock when it reads each
+// request and writes each answer (nil: not told).
+func hopMCPClocked(b *testing.B, clock *agentClock) (string, string) {
+	agentSrv := httptest.NewServer(leanAgentHandler(clock))
 	b.Cleanup(agentSrv.Close)
 	h, closeHop, err := hopHandler("ws" + strings.TrimPrefix(agentSrv.URL, "http"))
 	if err != nil {
@@ -93,12 +97,12 @@ func hopMCP(b *testing.B) (string, string) {
 }
 
 // leanAgentHandler accepts WebSockets, each answered as the lean agent
-// does (answerAdds).
-func leanAgentHandler() http.Handler {
+// does (answerAdds), telling clock (when not nil).
+func leanAgentHandler(clock *agentClock) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, err := websocket.Accept(w, r, nil); err == nil {
 			c.SetReadLimit(-1)
-			answerAdds(c)
+			answerAddsClocked(c, clock)
 		}
 	})
 }
@@ -167,8 +171,8 @@ func hopHandler(agentURL string) (http.Handler, func(), error) {
 
 // leanAdder is a swarm agent on a raw WebSocket to the bridge that
 // declares an add tool in a handshake and answers each request with the
-// sum (answerAdds).
-func leanAdder(b *testing.B, url string) {
+// sum (answerAdds), telling clock (when not nil).
+func leanAdder(b *testing.B, url string, clock *agentClock) {
 	c := dialRaw(b, url+"/ws/swarm?agent=adder")
 	hello := `{"message_id":"hello-1","message_type":"handshake_request","sender_id":"adder","receiver_id":null,` +
 		`"timestamp":"2026-11-25T10:00:00Z","correlation_id":null,"priority":"normal",` +
@@ -176,19 +180,30 @@ func leanAdder(b *testing.B, url string) {
 	if err := c.Write(context.Background(), websocket.MessageText, []byte(hello)); err != nil {
 		b.Fatal(err)
 	}
-	go answerAdds(c)
+	go answerAddsClocked(c, clock)
 }
 
 // answerAdds answers each swarm request arriving on c with the sum of its
 // arguments a and b, until c closes, reading and writing the JSON
 // directly: as lean as the plain server's handler, so that the benchmark
 // measures the bridge, not an agent.
-func answerAdds(c *websocket.Conn) {
+func answerAdds(c *websocket.Conn) { answerAddsClocked(c, nil) }
+
+// agentClock is when the lean agent last read a request and last began
+// writing its answer, in Unix nanoseconds.
+type agentClock struct{ in, out atomic.Int64 }
+
+// answerAddsClocked is answerAdds telling clock, when not nil, of each
+// request it reads and each answer it writes.
+func answerAddsClocked(c *websocket.Conn, clock *agentClock) {
 	ctx := context.Background()
 	for {
 		_, msg, err := c.Read(ctx)
 		if err != nil {
 			return
+		}
+		if clock != nil {
+			clock.in.Store(time.Now().UnixNano())
 		}
 		if gjson.GetBytes(msg, "message_type").String() != "request" {
 			continue
@@ -205,6 +220,9 @@ func answerAdds(c *websocket.Conn) {
 		w.Key("payload")
 		w.Raw(`{"success":true,"result":{"sum":` + strconv.FormatFloat(r[2].Float()+r[3].Float(), 'g', -1, 64) + `},"execution_time":0,"error":null}`)
 		w.Close()
+		if clock != nil {
+			clock.out.Store(time.Now().UnixNano())
+		}
 		if err := c.Write(ctx, websocket.MessageText, w.Buf); err != nil {
 			return
 		}
@@ -215,6 +233,12 @@ func answerAdds(c *websocket.Conn) {
 // with reference the swarm reference agent) and returns the bridge's MCP
 // URL and the tool's name there.
 func bridgeMCP(b *testing.B, reference bool) (string, string) {
+	return bridgeMCPClocked(b, reference, nil)
+}
+
+// bridgeMCPClocked is bridgeMCP with the lean agent telling clock (when
+// not nil) when it reads each request and writes each answer.
+func bridgeMCPClocked(b *testing.B, reference bool, clock *agentClock) (string, string) {
 	cfg := config.Default()
 	cfg.Listen = "127.0.0.1:0"
 	if v := os.Getenv("MCPBENCH_VALIDATE"); v != "" {
@@ -234,7 +258,7 @@ func bridgeMCP(b *testing.B, reference bool) (string, string) {
 		b.Cleanup(func() { cancel(); <-agentDone }) // before the server stops
 		tool = "swarm-agent__add"
 	} else {
-		leanAdder(b, "ws://"+run.Addr)
+		leanAdder(b, "ws://"+run.Addr, clock)
 	}
 	for deadline := time.Now().Add(wait); len(srv.Bridge().Tools()) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
