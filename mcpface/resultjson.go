@@ -29,15 +29,16 @@ func appendResult(dst []byte, res *mcp.CallToolResult) ([]byte, bool) {
 	if res.Meta != nil || len(res.InputRequests) > 0 || res.RequestState != "" || !plainString(string(res.ResultType)) {
 		return dst, false
 	}
-	structured := []byte(res.RawStructuredContent)
+	structured := res.RawStructuredContent
 	if len(structured) == 0 && res.StructuredContent != nil {
+		// MarshalJSON writes null for empty bytes: left to it.
 		raw, ok := res.StructuredContent.(json.RawMessage)
-		if !ok {
+		if !ok || len(raw) == 0 {
 			return dst, false
 		}
 		structured = raw
 	}
-	if (len(structured) > 0 || res.StructuredContent != nil) && !compactJSON(structured) {
+	if len(structured) > 0 && !compactJSON(structured) {
 		return dst, false
 	}
 	out := append(dst, `{"content":[`...)

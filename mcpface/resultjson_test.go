@@ -72,7 +72,7 @@ func TestResultJSON(t *testing.T) {
 		{"image", resultOf(5, nil, nil, false, ""), false},
 		{"decoded structured", resultOf(2, []string{"x"}, []byte(`{"a":1}`), false, ""), false},
 		{"nil raw structured", resultOf(6, []string{"x"}, nil, false, ""), false},
-		{"input requests", server0InputRequest(), false},
+		{"input requests", inputRequired(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, err := tc.res.MarshalJSON()
@@ -96,8 +96,8 @@ func TestResultJSON(t *testing.T) {
 	}
 }
 
-// server0InputRequest is a result asking its client for input.
-func server0InputRequest() *mcp.CallToolResult {
+// inputRequired is a result asking its client for input (roots/list).
+func inputRequired() *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("x")}}
 	res.RequestState = "s"
 	res.InputRequests = mcp.InputRequests{"k": mcp.InputRequest{Method: mcp.MethodListRoots, Roots: &mcp.ListRootsParams{}}}

@@ -464,8 +464,8 @@ func (l promptLink) Flush(context.Context) error { return l.pc.flush() }
 type promptWriter struct {
 	http.ResponseWriter
 	pc *promptConn
-	// upgrade: Accept's 101 is held back (handshake.go), and held the
-	// connection the handshake's answer goes through when pc is nil.
+	// upgrade says Accept's 101 is held back (handshake.go); held is the
+	// connection it waits in when there is no pc (TLS).
 	upgrade bool
 	held    *heldConn
 }
@@ -487,17 +487,17 @@ func (w *promptWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		w.held = &heldConn{Conn: c, head: w.handshake()}
 		return w.held, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(w.held, brw.Writer.Size())), nil
 	}
+	// What the server has not yet written goes before the WebSocket's
+	// first frame, which the new writer writes.
+	if err := brw.Writer.Flush(); err != nil {
+		return nil, nil, err
+	}
 	if w.upgrade {
 		// The handshake's answer waits in the backlog, which goes
 		// before anything written.
 		w.pc.mu.Lock()
 		w.pc.keep(w.handshake())
 		w.pc.mu.Unlock()
-	}
-	// What the server has not yet written goes before the WebSocket's
-	// first frame, which the new writer writes.
-	if err := brw.Writer.Flush(); err != nil {
-		return nil, nil, err
 	}
 	// net/http's 4 KB buffers are let go: what its reader holds past the
 	// request goes first, and the library gets bufio's smallest, the
