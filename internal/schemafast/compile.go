@@ -88,7 +88,9 @@ type node struct {
 
 	not                 *node
 	allOf, anyOf, oneOf []*node
-	cond, then, els     *node
+	// keyed is allOf by the value of one member, when it can be (keyed.go).
+	keyed           *keyed
+	cond, then, els *node
 }
 
 // groups is a set of the kinds of keyword a node has, so that eval passes

@@ -16,22 +16,43 @@ import (
 // a byte past ASCII, go to regexp. FuzzDFA holds the two to the same
 // answers.
 
-// dfa is a pattern's automaton: states[0] is the start.
+// dfa is a pattern's automaton, state 0 the start, kept small so that a
+// message's check finds it in cache: the ASCII bytes fall into classes
+// that lead every state alike (a timestamp's pattern tells apart digits,
+// a few separators and the rest), and a state is a row of next states by
+// class. A state whose 128 next states were written out took 258 bytes,
+// and a timestamp read one of them per byte.
 type dfa struct {
-	states []dfaState
+	// class is each ASCII byte's class; classes how many there are.
+	class   [128]uint8
+	classes int
+	// next is the state after each state and class, at
+	// state*classes+class: -1 when no match can follow.
+	next []int8
+	// flags are each state's stateMatch and stateMatchAtEnd.
+	flags []uint8
 }
 
-// dfaState is one state: next by ASCII byte (-1: no match can follow),
-// whether a match has been found, and whether one is found if the text
-// ends here.
+// The flags of a state.
+const (
+	// stateMatch: a match has been found.
+	stateMatch uint8 = 1 << iota
+	// stateMatchAtEnd: a match is found if the text ends here.
+	stateMatchAtEnd
+)
+
+// dfaState is one state as the builder makes it: next by ASCII byte (-1:
+// no match can follow), whether a match has been found, and whether one
+// is found if the text ends here.
 type dfaState struct {
 	next       [128]int16
 	match      bool
 	matchAtEnd bool
 }
 
-// maxDFAStates bounds an automaton, and maxDFAInsts the program it is
-// made from: a pattern that needs more is left to regexp.
+// maxDFAStates bounds an automaton (at most 128: a state's number is an
+// int8), and maxDFAInsts the program it is made from: a pattern that needs
+// more is left to regexp.
 const (
 	maxDFAStates = 128
 	maxDFAInsts  = 128
@@ -71,29 +92,65 @@ func newDFA(expr string) *dfa {
 	if len(b.sets) > maxDFAStates {
 		return nil
 	}
-	return &dfa{states: b.states}
+	return compact(b.states)
+}
+
+// compact returns the automaton of states with its bytes in classes: two
+// bytes share a class when every state leads them to the same state.
+func compact(states []dfaState) *dfa {
+	d := &dfa{flags: make([]uint8, len(states))}
+	var firsts []int // a byte of each class
+	for c := range 128 {
+		cl := slices.IndexFunc(firsts, func(f int) bool {
+			for i := range states {
+				if states[i].next[f] != states[i].next[c] {
+					return false
+				}
+			}
+			return true
+		})
+		if cl < 0 {
+			cl = len(firsts)
+			firsts = append(firsts, c)
+		}
+		d.class[c] = uint8(cl)
+	}
+	d.classes = len(firsts)
+	d.next = make([]int8, len(states)*d.classes)
+	for i := range states {
+		for cl, f := range firsts {
+			d.next[i*d.classes+cl] = int8(states[i].next[f])
+		}
+		if states[i].match {
+			d.flags[i] |= stateMatch
+		}
+		if states[i].matchAtEnd {
+			d.flags[i] |= stateMatchAtEnd
+		}
+	}
+	return d
 }
 
 // match reports whether text holds a match of the pattern, as
 // regexp.Match does; known is false when text has a byte past ASCII.
 func (d *dfa) match(text []byte) (matched, known bool) {
-	s := &d.states[0]
+	s := 0
 	for _, c := range text {
-		if s.match {
+		if d.flags[s]&stateMatch != 0 {
 			return true, true
 		}
 		if c >= 0x80 {
 			return false, false
 		}
-		n := s.next[c]
+		n := d.next[s*d.classes+int(d.class[c])]
 		if n < 0 {
 			// Nothing alive, and no match may start later: whatever
 			// follows, there is none.
 			return false, true
 		}
-		s = &d.states[n]
+		s = int(n)
 	}
-	return s.match || s.matchAtEnd, true
+	return d.flags[s] != 0, true
 }
 
 // dfaBuilder makes the states: each is the set of the program's

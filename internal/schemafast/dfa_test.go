@@ -47,6 +47,18 @@ func TestDFA(t *testing.T) {
 	}
 }
 
+// TestDFASmall: the built-in dialects' timestamp patterns make automata
+// of a few byte classes, whose tables fit a few cache lines.
+func TestDFASmall(t *testing.T) {
+	for _, p := range dfaPatterns[:2] {
+		d := newDFA(p)
+		if d.classes > 12 || len(d.next) > 512 {
+			t.Errorf("%q: %d classes, %d bytes of next states", p, d.classes, len(d.next))
+		}
+		t.Logf("%q: %d states, %d classes", p, len(d.flags), d.classes)
+	}
+}
+
 func ascii(s string) bool {
 	for i := range len(s) {
 		if s[i] >= 0x80 {

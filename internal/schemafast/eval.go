@@ -100,11 +100,8 @@ func (p *pass) evalMember(m *member, i int32) Verdict {
 	if p.toks[i].kind != kindObject {
 		return Valid
 	}
-	end := p.toks[i].next
-	for k := i + 1; k < end; k = p.toks[k+1].next {
-		if string(p.text(k)) == m.name {
-			return p.eval(m.node, k+1)
-		}
+	if x := p.memberValue(i, m.name); x >= 0 {
+		return p.eval(m.node, x)
 	}
 	if m.required {
 		return Invalid
@@ -427,9 +424,15 @@ func (p *pass) cond(n *node, i int32) Verdict {
 			v = Unknown
 		}
 	}
-	for _, c := range n.allOf {
-		if all(&v, p.eval(c, i)) {
+	if n.keyed != nil && p.toks[i].kind == kindObject {
+		if all(&v, p.keyedAllOf(n.keyed, i)) {
 			return v
+		}
+	} else {
+		for _, c := range n.allOf {
+			if all(&v, p.eval(c, i)) {
+				return v
+			}
 		}
 	}
 	if len(n.anyOf) > 0 {

@@ -50,6 +50,7 @@ func New(sch *jsonschema.Schema) *Validator {
 	c := compiler{nodes: map[*jsonschema.Schema]*node{}}
 	root := c.node(sch)
 	breakCycles(root)
+	keyAll(c.nodes)
 	return &Validator{root: root}
 }
 

@@ -159,6 +159,24 @@ var keywordCases = []struct {
 	{`{"properties": {"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "f": {}, "g": {}, "h": {}, "i": {"type": "string"}}, "required": ["i", "a"]}`, map[string]Verdict{
 		`{"i":"x","a":1}`: Valid, `{"i":1,"a":1}`: Invalid, `{"a":1}`: Invalid, `{"i":"x"}`: Invalid, `{"a":1,"z":0,"i":"y"}`: Valid,
 	}},
+	// An allOf of ifs on one member's string constant (keyed.go): each
+	// type's then, the else of every other type, a type given twice, an
+	// entry keyed on another member, an entry that is no such if.
+	{`{"allOf": [
+		{"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}, "then": {"required": ["x"]}},
+		{"if": {"properties": {"t": {"const": "b"}}, "required": ["t"]}, "then": {"required": ["y"]}, "else": {"not": {"required": ["y"]}}},
+		{"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}, "then": {"properties": {"x": {"type": "integer"}}}},
+		{"if": {"properties": {"t": {"const": "é"}}, "required": ["t"]}, "else": {"properties": {"z": {"type": "null"}}}},
+		{"if": {"properties": {"u": {"const": "c"}}, "required": ["u"]}, "then": {"required": ["w"]}},
+		{"properties": {"x": {"minimum": 0}}}
+	]}`, map[string]Verdict{
+		`{"t":"a","x":1}`: Valid, `{"t":"a"}`: Invalid, `{"t":"a","x":"1"}`: Invalid, `{"t":"a","x":-1}`: Invalid,
+		`{"t":"\u0061","x":1}`: Valid, `{"t":"\u0061"}`: Invalid, `{"t":"b","y":1}`: Valid, `{"t":"b"}`: Invalid,
+		`{"t":"a","x":1,"y":1}`: Invalid, `{"y":1}`: Invalid, `{}`: Valid, `{"t":1,"y":0}`: Invalid, `{"t":["a"]}`: Valid,
+		`{"t":"c","z":null}`: Valid, `{"t":"c","z":0}`: Invalid, `{"t":"é","z":0}`: Valid, `{"t":"\u00e9","z":0}`: Valid,
+		`{"u":"c"}`: Invalid, `{"u":"c","w":1,"t":"b","y":2}`: Valid, `{"t":"b","y":1,"t2":"a"}`: Valid,
+		`"a"`: Valid, `[{"t":"a"}]`: Valid, `null`: Valid,
+	}},
 	{`true`, map[string]Verdict{`{}`: Valid, `{"a":1,"a":1}`: Invalid, `[`: Invalid}},
 	{`false`, map[string]Verdict{`{}`: Invalid}},
 }
@@ -197,6 +215,47 @@ func TestSingleMember(t *testing.T) {
 		v := New(compile(t, doc))
 		if got := v.root.single != nil; got != want {
 			t.Errorf("%s: single-member path %v, want %v", doc, got, want)
+		}
+	}
+}
+
+// TestKeyed: an allOf whose entries include two or more ifs on one
+// member's string constant, and nothing but a then or an else beside, is
+// checked by the member's value; other entries are not keyed.
+func TestKeyed(t *testing.T) {
+	const ifT = `"if": {"properties": {"t": {"const": "a"}}, "required": ["t"]}`
+	for _, c := range []struct {
+		second string
+		want   int // keyed entries, 0: no keyed allOf
+	}{
+		{`{"if": {"properties": {"t": {"const": "b"}}, "required": ["t"]}, "then": {}}`, 2},
+		{`{"if": {"properties": {"t": {"const": "b"}}, "required": ["t"]}, "else": {}}`, 2},
+		{`{"if": {"properties": {"t": {"const": "b"}}}, "then": {}}`, 0},
+		{`{"if": {"properties": {"t": {"const": 1}}, "required": ["t"]}, "then": {}}`, 0},
+		{`{"if": {"properties": {"t": {"const": "b", "type": "string"}}, "required": ["t"]}, "then": {}}`, 0},
+		{`{"if": {"properties": {"t": {"enum": ["b"]}}, "required": ["t"]}, "then": {}}`, 0},
+		{`{"if": {"properties": {"u": {"const": "b"}}, "required": ["u"]}, "then": {}}`, 0},
+		{`{"if": {"properties": {"t": {"const": "b"}}, "required": ["t"]}, "then": {}, "type": "object"}`, 0},
+		{`{"type": "object"}`, 0},
+	} {
+		v := New(compile(t, `{"allOf": [{`+ifT+`, "then": {}}, `+c.second+`]}`))
+		got := 0
+		if k := v.root.keyed; k != nil {
+			got = len(k.entries)
+		}
+		if got != c.want {
+			t.Errorf("with %s: %d keyed entries, want %d", c.second, got, c.want)
+		}
+	}
+	// The dialects' way, on a member in a nested object, with a $ref.
+	v := New(compile(t, `{"$defs": {"a": {"required": ["x"]}}, "allOf": [{`+ifT+`, "then": {"$ref": "#/$defs/a"}},
+		{"if": {"properties": {"t": {"const": "b"}}, "required": ["t"]}, "then": {"required": ["y"]}}]}`))
+	if v.root.keyed == nil || v.root.keyed.name != "t" || len(v.root.keyed.others) != 0 {
+		t.Fatalf("not keyed on t: %+v", v.root.keyed)
+	}
+	for msg, want := range map[string]Verdict{`{"t":"a","x":0}`: Valid, `{"t":"a","y":0}`: Invalid, `{"t":"b","y":0}`: Valid} {
+		if got := v.Check([]byte(msg)); got != want {
+			t.Errorf("%s: got %v, want %v", msg, got, want)
 		}
 	}
 }
