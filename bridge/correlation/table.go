@@ -9,6 +9,7 @@ package correlation
 
 import (
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,11 +123,14 @@ type Table[R comparable, V Receiver] struct {
 	byToken map[string]*Request[R, V]
 	byTask  map[requesterKey[R]]*Request[R, V]
 	// closed remembers the tokens of the last lateMemory requests closed,
-	// oldest first in ring, by their hash (closedKey): a table that kept
-	// the tokens themselves would hold thousands of strings for the
-	// collector to scan, and read each one's bytes to find or forget it.
-	closed map[uint64]struct{}
-	ring   []uint64
+	// by their hash (closedKey), in a ring whose oldest entry next
+	// overwrites once it is full. A table that kept the tokens themselves
+	// would hold thousands of strings for the collector to scan. The ring
+	// is all there is: closing a request writes one word, where a set
+	// beside it would cost every answer an insertion and a deletion in a
+	// map too large to stay in cache; Late, asked only of an answer that
+	// matches no open request, reads the ring through.
+	closed []uint64
 	next   int
 	seed   maphash.Seed
 	// oldest and newest end the list of open requests, by when they were
@@ -147,7 +151,7 @@ type Table[R comparable, V Receiver] struct {
 // (no bound when limit is 0 or less).
 func NewTable[R comparable, V Receiver](limit int) *Table[R, V] {
 	return &Table[R, V]{byToken: map[string]*Request[R, V]{}, byTask: map[requesterKey[R]]*Request[R, V]{},
-		closed: map[uint64]struct{}{}, ring: make([]uint64, 0, lateMemory), seed: maphash.MakeSeed(), limit: limit}
+		closed: make([]uint64, 0, lateMemory), seed: maphash.MakeSeed(), limit: limit}
 }
 
 // OnExpiry sets what runs, in a goroutine of its own, for each request
@@ -274,7 +278,7 @@ func (t *Table[R, V]) Late(env *canonical.Envelope) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, id := range [...]string{env.InReplyTo, env.CorrelationID, env.TaskID} {
-		if _, ok := t.closed[t.closedKey(id)]; ok && id != "" {
+		if id != "" && slices.Contains(t.closed, t.closedKey(id)) {
 			return true
 		}
 	}
@@ -312,14 +316,12 @@ func (t *Table[R, V]) removeLocked(p *Request[R, V], remember bool) {
 
 func (t *Table[R, V]) rememberLocked(token string) {
 	k := t.closedKey(token)
-	if len(t.ring) < lateMemory {
-		t.ring = append(t.ring, k)
-	} else {
-		delete(t.closed, t.ring[t.next])
-		t.ring[t.next] = k
-		t.next = (t.next + 1) % lateMemory
+	if len(t.closed) < lateMemory {
+		t.closed = append(t.closed, k)
+		return
 	}
-	t.closed[k] = struct{}{}
+	t.closed[t.next] = k
+	t.next = (t.next + 1) % lateMemory
 }
 
 // closedKey is what closed knows token by: its hash, which another token

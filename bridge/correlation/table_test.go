@@ -138,20 +138,24 @@ func TestTableRequesters(t *testing.T) {
 func TestLateMemory(t *testing.T) {
 	tb := NewTable[*requester, *agent](0)
 	a := &agent{id: "a"}
-	var first string
-	for i := range lateMemory + 10 {
+	const extra = 10
+	var toks []string
+	for range lateMemory + extra {
 		p := &req{Requester: &requester{}, Receiver: a}
 		tok, _, _ := tb.Open(p, time.Hour)
 		tb.Take(p)
-		if i == 0 {
-			first = tok
+		toks = append(toks, tok)
+	}
+	for i, tok := range toks {
+		if late, want := tb.Late(&canonical.Envelope{InReplyTo: tok}), i >= extra; late != want {
+			t.Errorf("token %d of %d: late %v, want %v", i, len(toks), late, want)
 		}
 	}
-	if tb.Late(&canonical.Envelope{InReplyTo: first}) {
-		t.Error("the oldest token is still remembered")
+	if tb.Late(&canonical.Envelope{InReplyTo: NewToken()}) || tb.Late(&canonical.Envelope{}) {
+		t.Error("a token never opened, or none, is taken for a late answer")
 	}
-	if len(tb.closed) != lateMemory || len(tb.ring) != lateMemory {
-		t.Errorf("remembers %d tokens (%d in the ring), want %d", len(tb.closed), len(tb.ring), lateMemory)
+	if len(tb.closed) != lateMemory {
+		t.Errorf("remembers %d tokens, want %d", len(tb.closed), lateMemory)
 	}
 }
 
@@ -296,6 +300,24 @@ func TestNewToken(t *testing.T) {
 			t.Fatalf("%q twice", tok)
 		}
 		seen[tok] = true
+	}
+}
+
+// BenchmarkLate is an answer to no open request checked against a full
+// memory of closed tokens: what an unmatched answer costs.
+func BenchmarkLate(b *testing.B) {
+	tb := NewTable[*requester, *agent](0)
+	a := &agent{id: "a"}
+	for range lateMemory {
+		p := &req{Requester: &requester{}, Receiver: a}
+		tb.Open(p, time.Hour)
+		tb.Take(p)
+	}
+	env := &canonical.Envelope{InReplyTo: NewToken()}
+	for b.Loop() {
+		if tb.Late(env) {
+			b.Fatal("late")
+		}
 	}
 }
 
