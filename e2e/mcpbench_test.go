@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	rtmetrics "runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -368,6 +369,14 @@ func BenchmarkMCPThroughput(b *testing.B) {
 	})
 }
 
+// heapAllocs is how many bytes the process has allocated on the heap so
+// far, without stopping the world as runtime.ReadMemStats does.
+func heapAllocs() uint64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	rtmetrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 // cpuTime is the CPU time the process has used, user and system.
 func cpuTime() time.Duration {
 	var u syscall.Rusage
@@ -440,14 +449,16 @@ func mcpPaired(b *testing.B, sides [3]mcpSide) {
 	b.Run("call", func(b *testing.B) {
 		var rtts [3][]time.Duration
 		var cpu [3]time.Duration
-		cur, mark := -1, time.Duration(0)
+		var alloc [3]uint64
+		cur, mark, allocMark := -1, time.Duration(0), uint64(0)
 		for i := 0; b.Loop(); i++ {
 			side := mcpPairOrder[i/mcpPairChunk%len(mcpPairOrder)]
 			if side != cur {
 				if cur >= 0 {
 					cpu[cur] += sides[cur].cpu() - mark
+					alloc[cur] += heapAllocs() - allocMark
 				}
-				cur, mark = side, sides[side].cpu()
+				cur, mark, allocMark = side, sides[side].cpu(), heapAllocs()
 			}
 			start := time.Now()
 			callAdd(b, sessions[side], tools[side], i)
@@ -455,6 +466,7 @@ func mcpPaired(b *testing.B, sides [3]mcpSide) {
 		}
 		b.StopTimer()
 		cpu[cur] += sides[cur].cpu() - mark
+		alloc[cur] += heapAllocs() - allocMark
 		if len(rtts[2]) == 0 {
 			return // too few calls to reach the bridge's chunk
 		}
@@ -467,6 +479,9 @@ func mcpPaired(b *testing.B, sides [3]mcpSide) {
 		b.ReportMetric(q(2, 99)/q(1, 99), "p99-x")
 		b.ReportMetric(q(2, 50)/q(0, 50), "plain-x")
 		b.ReportMetric(perCall(2)/perCall(1), "cpu-x")
+		for side, name := range [3]string{"plain", "floor", "bridge"} {
+			b.ReportMetric(float64(alloc[side])/float64(len(rtts[side]))/1024, name+"-alloc-KB")
+		}
 	})
 	b.Run("throughput", func(b *testing.B) {
 		var took [3]time.Duration
