@@ -363,7 +363,11 @@ func readBody(r *http.Request) ([]byte, error) {
 // plainJSON reports whether r's Content-Type is application/json, as
 // mcp-go requires.
 func plainJSON(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" {
+		return true // what clients send; ParseMediaType would make a map of its parameters
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "application/json"
 }
 

@@ -278,6 +278,7 @@ var fastSeeds = []string{
 var fastHeaders = []func(r *http.Request, sid string){
 	func(*http.Request, string) {},
 	func(r *http.Request, _ string) { r.Header.Set("Content-Type", "application/json; charset=utf-8") },
+	func(r *http.Request, _ string) { r.Header.Set("Content-Type", "Application/JSON") },
 	func(r *http.Request, _ string) { r.Header.Set("Content-Type", "text/plain") },
 	func(r *http.Request, _ string) { r.Header.Del(mcp.HeaderProtocolVersion) },
 	func(r *http.Request, _ string) { r.Header.Set(mcp.HeaderProtocolVersion, "2025-06-18") },
