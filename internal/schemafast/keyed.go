@@ -34,8 +34,9 @@ type keyedEntry struct {
 	then, els *node
 }
 
-// keyAll gives each of nodes with a keyed allOf its keyed; after
-// breakCycles, which may mark an entry unknown.
+// keyAll sets the keyed allOf of every node that has one. It runs after
+// breakCycles, which may mark an entry unknown (an entry so marked is not
+// keyed).
 func keyAll(nodes map[*jsonschema.Schema]*node) {
 	for _, n := range nodes {
 		n.keyed = keyedOf(n)
