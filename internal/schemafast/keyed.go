@@ -46,6 +46,9 @@ func keyAll(nodes map[*jsonschema.Schema]*node) {
 // keyedOf returns n's allOf as keyed, nil when fewer than two of its
 // entries are ifs on one member's string constant.
 func keyedOf(n *node) *keyed {
+	if len(n.allOf) < 2 {
+		return nil
+	}
 	k := &keyed{}
 	for _, e := range n.allOf {
 		name, entry, ok := keyedEntryOf(e)
